@@ -1,0 +1,107 @@
+"""torch.device over JAX devices: `cpu`, `cuda[:n]` (JAX GPUs) and `meta` (shapes only)."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+
+__all__ = ["device"]
+
+_TYPES = ("cpu", "cuda", "meta")
+
+
+class device:
+    """torch.device('cuda:0'), torch.device('cuda', 0), torch.device(other_device)."""
+
+    __slots__ = ("type", "index")
+
+    def __new__(cls, type, index=None):
+        if isinstance(type, device):
+            return type
+        if isinstance(type, int):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device(): expected a string or a device, got {type.__class__.__name__}")
+        if ":" in type:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if type not in _TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: {type}")
+        return _intern(type, index)
+
+    def __repr__(self):
+        return f"device(type='{self.type}'" + ("" if self.index is None else f", index={self.index}") + ")"
+
+    def __str__(self):
+        return self.type + ("" if self.index is None else f":{self.index}")
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and other.type == self.type and other.index == self.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+    def __enter__(self):
+        from . import _creation
+
+        _creation._default_device.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        from . import _creation
+
+        _creation._default_device.pop()
+
+
+@functools.lru_cache(None)
+def _intern(type, index):
+    d = object.__new__(device)
+    d.type, d.index = type, index
+    return d
+
+
+def gpus():
+    try:
+        return jax.devices("gpu")
+    except RuntimeError:
+        return []
+
+
+CPU = device("cpu")
+META = device("meta")
+
+
+def jax_device(d: device):
+    """The JAX device that holds a torch device's arrays (None for meta)."""
+    if d.type == "cpu":
+        return jax.devices("cpu")[0]
+    if d.type == "cuda":
+        g = gpus()
+        if not g:
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        i = d.index or 0
+        if i >= len(g):
+            raise RuntimeError(f"CUDA error: invalid device ordinal (device {i} of {len(g)})")
+        return g[i]
+    return None
+
+
+def of_array(a) -> device:
+    """The torch device an array lives on (cpu for tracers, which carry no placement)."""
+    try:
+        (d,) = a.devices()
+    except Exception:
+        return CPU
+    if d.platform == "cpu":
+        return CPU
+    return device("cuda", d.id if d.id < 64 else 0)

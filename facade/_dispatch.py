@@ -1,0 +1,353 @@
+"""The one chokepoint every facade op passes through.
+
+`call(op, args, kwargs)` binds torch's arguments, separates arrays (traced) from
+everything else (static), applies torch's type promotion, runs the functional
+function under a `jax.jit` cached by (op, static arguments, promotion), wraps the
+results and records the autograd node.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections import namedtuple
+
+import jax
+import numpy as np
+
+from . import _dtype as D
+from .autograd import graph
+from .autograd.grad_mode import STATE
+
+__all__ = ["Op", "call", "call_inplace"]
+
+_REQ = object()  # marks a required parameter in Op.defaults
+Tensor = None  # set by _tensor at import (circular by nature: ops make Tensors)
+
+
+def _camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+class Op:
+    """One row of the op table: a functional function plus how torch exposes it.
+
+    arrays:   parameters that take Tensors (or Python numbers, traced as 0-dim arrays;
+              lists/tuples are searched for Tensors). All other parameters are static.
+    promote:  parameters whose dtypes combine by torch's result_type; they are cast to it.
+              "all" means every array parameter.
+    to_float: integer/bool results of the promotion become the default float dtype.
+    scalars:  array parameters cast to the promoted dtype without taking part in it (alpha=).
+    """
+
+    def __init__(self, name, fn, *, arrays=("input",), promote=(), to_float=False, scalars=(), method=True,
+                 function=True, dunders=(), rdunders=(), inplace=False, view=False, differentiable=True,
+                 grad_name=None, out=None, jit=True, saves="inputs", varargs=None, aliases=(), module="torch",
+                 inplace_dunders=()):
+        self.name, self.fn = name, fn
+        sig = inspect.signature(fn)
+        self.params = list(sig.parameters)
+        self.index = {p: i for i, p in enumerate(self.params)}
+        self.defaults = [_REQ if p.default is p.empty else p.default for p in sig.parameters.values()]
+        self.nreq = sum(d is _REQ for d in self.defaults)
+        self.npos = sum(p.kind != p.KEYWORD_ONLY for p in sig.parameters.values())
+        self.array_idx = tuple(self.index[a] for a in arrays)
+        promote = arrays if promote == "all" else promote
+        self.promote_idx = tuple(self.index[a] for a in promote)
+        self.scalar_idx = tuple(self.index[a] for a in scalars)
+        self.to_float = to_float
+        self.method, self.function, self.dunders, self.rdunders = method, function, dunders, rdunders
+        self.inplace, self.inplace_dunders, self.view = inplace, inplace_dunders, view
+        self.differentiable, self.jit, self.saves = differentiable, jit, saves
+        self.grad_name = grad_name or _camel(name) + "Backward0"
+        self.node_type = type(self.grad_name, (graph.Node,), {"__slots__": ()})
+        self.out = namedtuple(out[0], out[1]) if out else None
+        if self.out is not None:
+            self.out.__module__ = "torch.return_types"
+        self.varargs = None if varargs is None else self.index[varargs]
+        self.aliases, self.module = aliases, module
+        self.cache = {}
+
+    def __repr__(self):
+        return f"Op({self.name})"
+
+
+class Compiled:
+    """The jitted forward of one (op, static arguments, promotion) and its cached VJPs."""
+
+    __slots__ = ("op", "raw", "fwd", "vjps", "bwd_ops")
+
+    def __init__(self, op, skel, cast):
+        self.op = op
+
+        npos, names = op.npos, op.params
+
+        def raw(*dyn):
+            it = iter(dyn)
+            vals = [_rebuild(s, it, cast) for s in skel]
+            return op.fn(*vals[:npos], **dict(zip(names[npos:], vals[npos:])))
+
+        raw.__name__ = op.name
+        self.raw = raw
+        self.fwd = jax.jit(raw) if op.jit else raw
+        self.vjps, self.bwd_ops = {}, {}
+
+    @classmethod
+    def from_raw(cls, op, raw):
+        self = cls.__new__(cls)
+        self.op, self.raw, self.vjps, self.bwd_ops = op, raw, {}, {}
+        self.fwd = jax.jit(raw) if op.jit else raw
+        return self
+
+    def vjp(self, mask, outmask):
+        """The pullback (dyn arrays, output cotangents) -> input cotangents, jitted once per mask."""
+        fn = self.vjps.get((mask, outmask))
+        if fn is None:
+            fn = _make_vjp(self.raw, mask, outmask)
+            self.vjps[(mask, outmask)] = fn = jax.jit(fn) if self.op.jit else fn
+        return fn
+
+
+def _make_vjp(raw, mask, outmask):
+    def bwd(dyn, cts):
+        def f(*diff):
+            it = iter(diff)
+            out = raw(*[next(it) if m else d for d, m in zip(dyn, mask)])
+            outs = out if isinstance(out, tuple) else (out,)
+            return tuple(o for o, m in zip(outs, outmask) if m)
+
+        diff = [d for d, m in zip(dyn, mask) if m]
+        # torch's complex gradients are the conjugates of JAX's cotangents.
+        cts = tuple(c.conj() if np.iscomplexobj(c) else c for c in cts)
+        grads = jax.vjp(f, *diff)[1](cts)
+        return tuple(g.conj() if np.iscomplexobj(g) else g for g in grads)
+
+    return bwd
+
+
+# ---------------------------------------------------------------------------- skeletons
+# A skeleton is the hashable static image of the arguments: Tensors and traced scalars
+# become slots ("T"/"S", with the dtype they are cast to), everything else stays as is.
+
+def _rebuild(s, it, cast):
+    kind = s[0] if type(s) is tuple else None
+    if kind == "T":
+        a = next(it)
+        return a if s[1] is None or s[1] == a.dtype else a.astype(s[1])
+    if kind == "S":
+        a = next(it)
+        return jax.numpy.asarray(a, dtype=s[1]) if s[1] is not None else a
+    if kind == "L":
+        return [_rebuild(c, it, cast) for c in s[1]]
+    if kind == "U":
+        return tuple(_rebuild(c, it, cast) for c in s[1])
+    if kind == "slice":
+        return slice(*s[1:])
+    if kind == "C":
+        return s[1]
+    return s
+
+
+_NUM = (int, float, bool, complex)
+
+
+def _static(v):
+    """Hashable static form of a non-array argument (Tensors become Python values)."""
+    if isinstance(v, (list, tuple)):
+        return ("U", tuple(_static(x) for x in v))
+    if isinstance(v, slice):
+        return ("slice", _static(v.start), _static(v.stop), _static(v.step))
+    if isinstance(v, Tensor):
+        return ("C", v.tolist())
+    if isinstance(v, np.ndarray):
+        return ("C", v.tolist())
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, D.dtype):
+        return v.np
+    if type(v) is tuple or isinstance(v, (dict, set)):
+        raise TypeError(f"unhashable static argument {v!r}")
+    return v
+
+
+def _walk(v, dyn, top, cast):
+    """Skeleton of an array argument; appends its Tensors (and top-level numbers) to dyn."""
+    if isinstance(v, Tensor):
+        dyn.append(v)
+        return ("T", cast)
+    if top and isinstance(v, _NUM):
+        dyn.append(v)
+        return ("S", cast)
+    if isinstance(v, (list, tuple)):
+        return ("L" if isinstance(v, list) else "U", tuple(_walk(x, dyn, False, cast) for x in v))
+    if isinstance(v, np.ndarray) and top:
+        dyn.append(Tensor._from_array(jax.numpy.asarray(v)))
+        return ("T", cast)
+    return _static(v)
+
+
+# ---------------------------------------------------------------------------- promotion
+
+def _promote(op, vals):
+    first = None
+    same = True
+    for i in op.promote_idx:
+        v = vals[i]
+        if isinstance(v, Tensor):
+            if first is None:
+                first = v.dtype
+            elif v.dtype is not first:
+                same = False
+        elif v is not None:
+            same = False
+    if same and first is not None:
+        d = first
+    else:
+        dims, zeros, scalars = [], [], []
+        for i in op.promote_idx:
+            v = vals[i]
+            if isinstance(v, Tensor):
+                (dims if v.ndim else zeros).append(v.dtype)
+            elif isinstance(v, (list, tuple)):
+                dims.extend(x.dtype for x in v if isinstance(x, Tensor))
+            elif isinstance(v, _NUM):
+                scalars.append(D._scalar_dtype(v))
+        d = D.result_dtype(dims, zeros, scalars)
+        if d is None:
+            return None
+    if op.to_float and d._cat < 2:
+        d = D.get_default_dtype()
+    return d
+
+
+# ---------------------------------------------------------------------------- the call
+
+def bind(op, args, kwargs):
+    n = len(args)
+    if op.varargs is not None and n > op.varargs:
+        k = op.varargs
+        rest = args[k:]
+        if not (len(rest) == 1 and isinstance(rest[0], (list, tuple))):
+            args = (*args[:k], tuple(rest))
+        n = len(args)
+    if n > len(op.params):
+        raise TypeError(f"{op.name}() takes {len(op.params)} positional arguments but {n} were given")
+    vals = list(args)
+    if n < len(op.params):
+        vals.extend(op.defaults[n:])
+    if kwargs:
+        for k, v in kwargs.items():
+            i = op.index.get(k)
+            if i is None:
+                raise TypeError(f"{op.name}() got an unexpected keyword argument '{k}'")
+            vals[i] = v
+    if n < op.nreq:
+        for i, v in enumerate(vals):
+            if v is _REQ:
+                raise TypeError(f"{op.name}() missing required argument '{op.params[i]}' (position {i})")
+    return vals
+
+
+def call(op, args, kwargs):
+    out = kwargs.pop("out", None) if kwargs else None
+    vals = bind(op, args, kwargs)
+    cast = _promote(op, vals) if op.promote_idx else None
+    npcast = None if cast is None else cast.np
+    dyn = []
+    skel = []
+    arr = op.array_idx
+    for i, v in enumerate(vals):
+        if i in arr:
+            c = npcast if (i in op.promote_idx or i in op.scalar_idx) else None
+            skel.append(_walk(v, dyn, True, c))
+        else:
+            skel.append(_static(v))
+    skel = tuple(skel)
+    comp = op.cache.get(skel)
+    if comp is None:
+        comp = op.cache[skel] = Compiled(op, skel, cast)
+    result = run(comp, dyn)
+    if op.view and (op.view is True or op.view(vals)):
+        _mark_views(op, vals[0], result, args, kwargs)
+    if out is not None:
+        return _write_out(op, out, result)
+    return result
+
+
+def _mark_views(op, src, result, args, kwargs):
+    rest, kw = tuple(args[1:]), tuple(kwargs.items()) if kwargs else None
+    if isinstance(result, tuple):
+        for k, r in enumerate(result):
+            r._mark_view(src, op, rest, kw, k)
+    else:
+        result._mark_view(src, op, rest, kw)
+
+
+def run(comp, dyn):
+    """Run a compiled op on Tensors/scalars `dyn`, wrap the result and record autograd."""
+    op = comp.op
+    device = None
+    arrays = []
+    needs_grad = False
+    for t in dyn:
+        if isinstance(t, Tensor):
+            a = t._data if t._base is None else t._sync()
+            if a is None:
+                a = t._sync()
+            if device is None:
+                device = t._device
+            elif t._device is not device:
+                device = _check_devices(op, device, t)
+            if t.requires_grad:
+                needs_grad = True
+            arrays.append(a)
+        else:
+            arrays.append(t)
+    if device is not None and device.type == "meta":
+        outs = jax.eval_shape(comp.raw, *arrays)
+    else:
+        outs = comp.fwd(*arrays)
+    dev = device or _default_device()
+    if type(outs) is tuple:
+        res = tuple(Tensor._from_array(o, dev) for o in outs)
+        if op.out is not None:
+            res = op.out(*res)
+    else:
+        res = Tensor._from_array(outs, dev)
+    if needs_grad and STATE.enabled and op.differentiable:
+        graph.record(comp, dyn, arrays, res)
+    return res
+
+
+def _default_device():
+    from ._creation import default_device
+
+    return default_device()
+
+
+def _check_devices(op, device, t):
+    other = t._device
+    if t.ndim == 0 and other.type == "cpu":
+        return device
+    if device.type == "cpu" and other.type != "cpu":
+        return other  # a 0-dim cpu tensor came first; the real check happens on later tensors
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, {device} and {other}! "
+        f"(when checking argument for {op.name})")
+
+
+def _write_out(op, out, result):
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, result):
+            o._resize_assign(r)
+        return out
+    out._resize_assign(result)
+    return out
+
+
+def call_inplace(op, self, args, kwargs):
+    """Tensor.X_: the out-of-place op, cast back to self's dtype and written into self."""
+    res = call(op, (self, *args), kwargs)
+    self._check_inplace(op, res)
+    self._assign(res)
+    return self

@@ -1,0 +1,774 @@
+"""facade.Tensor: a jax.Array plus torch's autograd metadata, views and in-place semantics.
+
+A view remembers its root base and the chain of view ops that produced it. Reading a
+view whose base has been written since re-derives it from the base; writing a view is
+one scatter into the base at the flat indices the chain reads (`_flat_index`).
+A CPU tensor may be backed by a numpy array instead (`from_numpy`, `.numpy()`), so that
+writes through either side show in the other; it is read afresh at every use.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dispatch
+from . import _dtype as D
+from ._device import CPU, META, device as _devcls, jax_device, of_array
+from .autograd import graph
+from .autograd.grad_mode import STATE
+
+__all__ = ["Tensor", "Size"]
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints, as `Tensor.size()` returns."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def _contiguous_strides(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class Tensor:
+    """A multi-dimensional array with torch's API. See DESIGN.md, "Tensor"."""
+
+    __slots__ = ("_data", "_np", "_base", "_view", "_detached", "_bsv", "_sv", "_vc", "_idx", "_device",
+                 "requires_grad", "grad", "_grad_fn", "_output_nr", "_hooks", "_post_acc_hooks", "_acc",
+                 "_retains_grad", "__dict__", "__weakref__")
+
+    # --------------------------------------------------------------- construction
+    def __new__(cls, *args, device=None):
+        from . import _creation
+
+        return _creation.legacy_new(cls, args, device)
+
+    @classmethod
+    def _from_array(cls, a, device=CPU):
+        t = object.__new__(Tensor)
+        t._data, t._np, t._base, t._device = a, None, None, device
+        t.requires_grad, t.grad, t._grad_fn, t._sv, t._vc = False, None, None, 0, 0
+        t._hooks = t._post_acc_hooks = t._acc = None
+        t._retains_grad = False
+        return t
+
+    @classmethod
+    def _from_numpy(cls, arr):
+        t = cls._from_array(None, CPU)
+        t._np = arr
+        return t
+
+    @classmethod
+    def _with_edge(cls, a, fn, nr):
+        """A tensor standing for value `a` at autograd edge (fn, nr) (used for double backward)."""
+        t = cls._from_array(a)
+        t.requires_grad = True
+        if isinstance(fn, graph.AccumulateGrad):
+            t._acc = weakref.ref(fn)
+        else:
+            t._grad_fn, t._output_nr = fn, nr
+        return t
+
+    def _become(self, other):
+        """Take over `other`'s contents (used by subclasses such as Parameter)."""
+        for s in Tensor.__slots__[:-2]:
+            object.__setattr__(self, s, getattr(other, s, None))
+
+    # --------------------------------------------------------------- storage
+    def _sync(self):
+        """The current array of a view or numpy-backed tensor."""
+        b = self._base
+        if b is None:
+            a = self._np
+            return jnp.asarray(a) if a is not None else self._data
+        if self._bsv == b._sv and self._data is not None and b._np is None:
+            return self._data
+        grad = not self._detached and b.requires_grad and STATE.enabled
+        t = b if grad else Tensor._from_array(b._data if b._np is None else b._sync(), b._device)
+        for op, args, kwargs, k in self._view:
+            t = _dispatch.call(op, (t, *args), dict(kwargs) if kwargs else None)
+            if k is not None:
+                t = t[k]
+        self._data = t._data
+        if grad:
+            self._grad_fn, self._output_nr, self.requires_grad = t._grad_fn, t._output_nr, t.requires_grad
+        self._bsv = b._sv
+        return self._data
+
+    def _arr(self):
+        a = self._data
+        return a if a is not None and self._base is None else self._sync()
+
+    def _assign_data(self, a):
+        """Replace the values only (no autograd effect), as `.data = ...` or grad accumulation do."""
+        if self._base is None and self._np is None:
+            self._data = a
+            self._sv += 1
+        else:
+            self._write(Tensor._from_array(a, self._device), record=False)
+
+    def _assign(self, res):
+        """Write `res` (same shape and dtype) into self in place, with autograd like torch."""
+        self._write(res, record=True)
+
+    def _write(self, res, record):
+        if self._base is None:
+            if self._np is not None:
+                np.copyto(self._np, np.asarray(res._data))
+            else:
+                self._data = res._data
+            self._sv += 1
+            if record:
+                self._vc += 1
+                if res._grad_fn is not None:
+                    self._grad_fn, self._output_nr, self.requires_grad = res._grad_fn, res._output_nr, True
+            return
+        b = self._base
+        idx = self._flat_index()
+        if record and not self._detached and STATE.enabled and (b.requires_grad or res.requires_grad):
+            b._write(_dispatch.call(_put_flat_op(), (b, Tensor._from_array(idx, b._device), res), None), True)
+            self._bsv = -1  # re-derive data and grad_fn from the base on next use
+        else:
+            b._write(Tensor._from_array(_put_flat(b._arr(), idx, res._data), b._device), record)
+            self._data, self._bsv = res._data, b._sv
+
+    def _flat_index(self):
+        """Flat positions in the root base that this view reads (shape of the view)."""
+        if self._idx is None:
+            b = self._base
+            t = Tensor._from_array(jnp.arange(max(b.numel(), 1), dtype=jnp.int64)[: b.numel()].reshape(b.shape))
+            with _no_grad():
+                for op, args, kwargs, k in self._view:
+                    t = _dispatch.call(op, (t, *args), dict(kwargs) if kwargs else None)
+                    if k is not None:
+                        t = t[k]
+            self._idx = t._data
+        return self._idx
+
+    def _mark_view(self, src, op, args, kwargs, k=None):
+        root = src._base if src._base is not None else src
+        self._base, self._idx = root, None
+        self._view = (src._view if src._base is not None else ()) + ((op, args, kwargs, k),)
+        self._detached = src._detached if src._base is not None else False
+        self._bsv = root._sv
+        return self
+
+    def _alias(self, detached):
+        """A tensor sharing self's storage (for .data and .detach())."""
+        t = Tensor._from_array(self._data if self._base is None and self._np is None else self._arr(), self._device)
+        root = self._base if self._base is not None else self
+        t._base, t._idx, t._view, t._bsv = root, self._idx, self._view if self._base is not None else (), root._sv
+        t._detached = detached
+        return t
+
+    @property
+    def _version(self):
+        return self._vc if self._base is None else self._base._vc
+
+    def _check_inplace(self, op, res):
+        if self.requires_grad and STATE.enabled and self.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if (self._base is not None and not self._detached and self._base.requires_grad and self._base.is_leaf
+                and STATE.enabled):
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if tuple(res.shape) != tuple(self.shape):
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(res.shape)}")
+        if res.dtype is not self.dtype and not D.can_cast(res.dtype, self.dtype):
+            raise RuntimeError(f"result type {_TYPE_NAMES[res.dtype.name]} can't be cast to the desired output "
+                               f"type {_TYPE_NAMES[self.dtype.name]}")
+
+    def _resize_assign(self, res):
+        if res.dtype is not self.dtype:
+            res = res.to(self.dtype)
+        if tuple(res.shape) != tuple(self.shape):
+            self._data, self._np, self._base = res._arr(), None, None
+            self._sv += 1
+            return
+        self._assign(res)
+
+    # --------------------------------------------------------------- autograd metadata
+    @property
+    def grad_fn(self):
+        if self._base is not None and not self._detached and self._bsv != self._base._sv:
+            self._sync()
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def _edge(self):
+        fn = self.grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = graph.AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return (acc, 0)
+
+    # --------------------------------------------------------------- basic properties
+    @property
+    def shape(self):
+        a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
+        return Size(a.shape)
+
+    @property
+    def dtype(self):
+        a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
+        return D._FROM_NP[a.dtype]
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_meta(self):
+        return self._device.type == "meta"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def layout(self):
+        from . import strided
+
+        return strided
+
+    is_sparse = False
+    is_quantized = False
+    is_nested = False
+
+    @property
+    def is_mps(self):
+        return False
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def size(self, dim=None):
+        s = self.shape
+        if dim is None:
+            return s
+        return s[_wrap_dim(dim, len(s), "size")]
+
+    def dim(self):
+        return len(self.shape)
+
+    ndimension = dim
+
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def stride(self, dim=None):
+        shape = tuple(self.shape)
+        if self._base is None:
+            st = _contiguous_strides(shape)
+        else:
+            idx = np.asarray(self._flat_index())
+            st = list(_contiguous_strides(shape))
+            for d, n in enumerate(shape):
+                if n > 1:
+                    ix = [0] * len(shape)
+                    ix[d] = 1
+                    st[d] = int(idx[tuple(ix)] - idx[(0,) * len(shape)])
+            st = tuple(st)
+        return st if dim is None else st[_wrap_dim(dim, len(shape), "stride")]
+
+    def storage_offset(self):
+        if self._base is None or self.numel() == 0:
+            return 0
+        return int(np.asarray(self._flat_index()).reshape(-1)[0])
+
+    def is_contiguous(self, memory_format=None):
+        shape = tuple(self.shape)
+        st = self.stride()
+        want = _contiguous_strides(shape)
+        return all(n <= 1 or a == b for n, a, b in zip(shape, st, want))
+
+    def data_ptr(self):
+        return id(self._base if self._base is not None else self) * 16 + self.storage_offset() * self.element_size()
+
+    def untyped_storage(self):
+        return _Storage(self._base if self._base is not None else self)
+
+    # --------------------------------------------------------------- data / grad
+    @property
+    def data(self):
+        return self._alias(detached=True)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data, self._np, self._base, self._device = value._arr(), None, None, value._device
+        self._sv += 1
+
+    def retain_grad(self):
+        if self.is_leaf or self._retains_grad:
+            return
+        ref = weakref.ref(self)
+
+        def hook(g):
+            t = ref()
+            if t is not None:
+                t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+
+        self.grad_fn._add_pre_hook(self._output_nr, hook)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.is_leaf:
+            self._hooks = (self._hooks or []) + [hook]
+            return graph._Handle(self, "_hooks", hook)
+        return self.grad_fn._add_pre_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if not self.is_leaf:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        self._post_acc_hooks = (self._post_acc_hooks or []) + [hook]
+        return graph._Handle(self, "_post_acc_hooks", hook)
+
+    def requires_grad_(self, requires_grad=True):
+        if not requires_grad and not self.is_leaf:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if requires_grad and self.dtype._cat < 2:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self):
+        t = self._alias(detached=True)
+        return t
+
+    def detach_(self):
+        if self._base is not None and not self._detached:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn, self.requires_grad = None, False
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # --------------------------------------------------------------- conversion
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._host().reshape(()).item()
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def _host(self):
+        if self._device.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        if self._np is not None:
+            return self._np
+        a = self._arr()
+        if isinstance(a, jax.core.Tracer):
+            raise RuntimeError(f"a concrete value of a Tensor is needed (for item()/tolist()/numpy()/bool()) but "
+                               f"it is being traced by torch.compile/jax.jit: {a}")
+        return np.asarray(a)
+
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._device.type != "cpu" and not force:
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to copy "
+                            "the tensor to host memory first.")
+        if self.dtype is D.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        root = self._base if self._base is not None else self
+        if root._np is None:
+            arr = np.array(root._arr())
+            root._np, root._data = arr, None
+            root._sv += 1
+        if self._base is None:
+            return root._np
+        idx = np.asarray(self._flat_index())
+        strides = self.stride()
+        isz = root._np.itemsize
+        flat = root._np.reshape(-1)
+        return np.lib.stride_tricks.as_strided(flat[self.storage_offset():], shape=idx.shape,
+                                               strides=tuple(s * isz for s in strides))
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._host()
+        return a.astype(dtype) if dtype is not None else a
+
+    def __jax_array__(self):
+        return self._arr()
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._arr().__dlpack__(*args, **kwargs)
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'more than one' if n else 'no'} value"
+                               f"{'s' if n else ''} is ambiguous")
+        return bool(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self.dtype._cat != 1 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.")
+        new = type(self).__new__(type(self), Tensor._from_array(self._arr(), self._device)) \
+            if type(self) is not Tensor else Tensor._from_array(self._arr(), self._device)
+        new.requires_grad = self.requires_grad
+        if self.grad is not None:
+            new.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_tensor, (self._host().copy() if self.dtype is not D.bfloat16 else
+                                  np.asarray(self._arr()), str(self._device), self.requires_grad))
+
+    # --------------------------------------------------------------- devices and dtypes
+    def to(self, *args, **kwargs):
+        dtype, device, copy = _parse_to(args, kwargs, self)
+        t = self
+        if device is not None and device != t._device:
+            t = _to_device(t, device)
+        if dtype is not None and dtype is not t.dtype:
+            t = _dispatch.call(_astype_op(), (t, dtype), None)
+        if copy and t is self:
+            t = self.clone()
+        return t
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(_devcls("cuda", device if isinstance(device, int) else None) if not isinstance(device, (str, _devcls)) else device)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is None:
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return prefix + _TYPE_NAMES[self.dtype.name] + "Tensor"
+        if isinstance(dtype, str):
+            from . import _creation
+
+            dtype, dev = _creation.legacy_type(dtype)
+            return self.to(dtype=dtype, device=dev) if dev is not None else self.to(dtype)
+        if isinstance(dtype, type) and hasattr(dtype, "_legacy_dtype"):
+            return self.to(dtype._legacy_dtype)
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def float(self, memory_format=None):
+        return self.to(D.float32)
+
+    def double(self, memory_format=None):
+        return self.to(D.float64)
+
+    def half(self, memory_format=None):
+        return self.to(D.float16)
+
+    def bfloat16(self, memory_format=None):
+        return self.to(D.bfloat16)
+
+    def long(self, memory_format=None):
+        return self.to(D.int64)
+
+    def int(self, memory_format=None):
+        return self.to(D.int32)
+
+    def short(self, memory_format=None):
+        return self.to(D.int16)
+
+    def char(self, memory_format=None):
+        return self.to(D.int8)
+
+    def byte(self, memory_format=None):
+        return self.to(D.uint8)
+
+    def bool(self, memory_format=None):
+        return self.to(D.bool)
+
+    def cfloat(self):
+        return self.to(D.complex64)
+
+    def cdouble(self):
+        return self.to(D.complex128)
+
+    def pin_memory(self, device=None):
+        return self
+
+    def is_pinned(self, device=None):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def is_shared(self):
+        return False
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        from . import _creation
+
+        return _creation.tensor(data, dtype=dtype or self.dtype, device=device or self._device,
+                                requires_grad=requires_grad)
+
+    def _new(self, fn, size, dtype, device, requires_grad, **kw):
+        from . import _creation
+
+        return getattr(_creation, fn)(*_creation._sizes(size), dtype=dtype or self.dtype,
+                                      device=device or self._device, requires_grad=requires_grad, **kw)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return self._new("zeros", size, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return self._new("ones", size, dtype, device, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return self._new("empty", size, dtype, device, requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+                 pin_memory=False):
+        from . import _creation
+
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device,
+                              requires_grad=requires_grad)
+
+    def __class_getitem__(cls, item):
+        return cls
+
+
+class _Storage:
+    """Just enough of untyped_storage() for identity checks (`a.untyped_storage().data_ptr()`)."""
+
+    def __init__(self, root):
+        self._root = root
+
+    def data_ptr(self):
+        return id(self._root) * 16
+
+    def nbytes(self):
+        return self._root.nbytes
+
+    def size(self):
+        return self._root.nbytes
+
+
+class _no_grad:
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = False
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+
+
+def _rebuild_tensor(arr, dev, requires_grad):
+    t = Tensor._from_array(jnp.asarray(arr), CPU).to(dev)
+    t.requires_grad = requires_grad
+    return t
+
+
+def _wrap_dim(dim, ndim, fn):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _parse_to(args, kwargs, t):
+    """Tensor.to's signatures: (dtype), (device, dtype=None), (tensor), each with copy/non_blocking."""
+    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, (str, _devcls, int)):
+            device = _devcls(a)
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, bool):
+            pass  # positional non_blocking / copy
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    if device is not None:
+        device = _devcls(device)
+        if device.type == "cuda" and device.index is None:
+            device = _devcls("cuda", 0)
+    return dtype, device, copy
+
+
+def _to_device(t, device):
+    if device.type == "meta":
+        out = Tensor._from_array(jax.ShapeDtypeStruct(t.shape, t._arr().dtype if t._device.type != "meta"
+                                                      else t._data.dtype), META)
+        out.requires_grad = t.requires_grad
+        return out
+    if t._device.type == "meta":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "
+                                  "instead of torch.nn.Module.to() when moving module from meta to a different "
+                                  "device.")
+    res = _dispatch.call(_device_put_op(), (t, jax_device(device)), None)
+    res._device = device
+    return res
+
+
+_lazy_ops = {}
+
+
+def _lazy(name, factory):
+    op = _lazy_ops.get(name)
+    if op is None:
+        op = _lazy_ops[name] = factory()
+    return op
+
+
+def _astype_op():
+    from functional import astype
+
+    return _lazy("astype", lambda: _dispatch.Op("_to_copy", astype, arrays=("input",), grad_name="ToCopyBackward0",
+                                                saves=()))
+
+
+def _device_put_op():
+    return _lazy("device_put", lambda: _dispatch.Op("_to_copy", _device_put, grad_name="ToCopyBackward0", saves=(),
+                                                    jit=False))
+
+
+def _device_put(input, device):
+    return jax.device_put(input, device)
+
+
+def _put_flat(base, index, src):
+    from functional import put_flat
+
+    return put_flat(base, index, src.astype(base.dtype))
+
+
+def _put_flat_op():
+    from functional import put_flat
+
+    return _lazy("put_flat", lambda: _dispatch.Op("_put_flat", put_flat, arrays=("input", "index", "src"),
+                                                  grad_name="CopySlices", saves=()))
+
+
+_dispatch.Tensor = Tensor
+graph.Tensor = Tensor

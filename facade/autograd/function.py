@@ -1,0 +1,119 @@
+"""torch.autograd.Function: user-defined forward/backward, recorded as one tape node."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from . import graph
+from .grad_mode import STATE
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The `ctx` of a custom Function."""
+
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+        self._non_diff = set()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def save_for_forward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff.update(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+
+class _FunctionNode(graph.Node):
+    """The tape node of a custom Function: its backward is the user's `backward`."""
+
+    __slots__ = ("_fn", "_ctx", "_nin")
+
+    def _apply(self, grads, create_graph):
+        if self._freed:
+            return graph.Node._apply(self, grads, create_graph)
+        from .._tensor import Tensor
+
+        gs = [Tensor._from_array(g if g is not None else jnp.zeros(s, d)) if not isinstance(g, Tensor) else g
+              for g, (s, d) in zip(grads, self._out_meta)]
+        res = self._fn.backward(self._ctx, *gs)
+        if not isinstance(res, tuple):
+            res = (res,)
+        res = [r for r, m in zip(res, self._mask) if m]
+        if create_graph:
+            return tuple(res)
+        return tuple(None if r is None else r._arr() for r in res)
+
+    def _release(self):
+        self._freed = True
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, ns):
+        super().__init__(name, bases, ns)
+        cls._node_type = type(name + "Backward", (_FunctionNode,), {"__slots__": ()})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `.apply(*args)`."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from .._tensor import Tensor
+
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            if "setup_context" in cls.__dict__:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            STATE.enabled = prev
+        if not (prev and any(ctx.needs_input_grad)):
+            return out
+        outs = out if isinstance(out, tuple) else (out,)
+        node = cls._node_type()
+        node._fn, node._ctx, node._nin = cls, ctx, len(args)
+        node._mask = ctx.needs_input_grad
+        node._edges = tuple(a._edge() for a, m in zip(args, ctx.needs_input_grad) if m)
+        diff = [isinstance(o, Tensor) and id(o) not in ctx._non_diff and o.dtype._cat >= 2 for o in outs]
+        node._out_meta = tuple((o.shape, o._arr().dtype) for o, m in zip(outs, diff) if m)
+        wrapped = []
+        nr = 0
+        for o, m in zip(outs, diff):
+            if isinstance(o, Tensor):
+                if any(o is a for a in args):
+                    o = o.view_as(o)
+                if m:
+                    o.requires_grad, o._grad_fn, o._output_nr = True, node, nr
+                    nr += 1
+            wrapped.append(o)
+        return tuple(wrapped) if isinstance(out, tuple) else wrapped[0]
+
+
+def once_differentiable(fn):
+    return fn

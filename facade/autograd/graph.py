@@ -1,0 +1,317 @@
+"""The eager autograd tape: nodes whose backward is a cached, jitted JAX VJP, and the engine."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+import jax.numpy as jnp
+import numpy as np
+
+from .grad_mode import STATE
+
+__all__ = ["Node", "AccumulateGrad", "record", "run_backward"]
+
+_seq = itertools.count()
+Tensor = None  # set by facade._tensor
+_anomaly = [False, True]  # [enabled, check_nan]
+
+
+class Node:
+    """A recorded op. Its class name is torch's (`AddBackward0`)."""
+
+    __slots__ = ("_comp", "_mask", "_outmask", "_arrays", "_edges", "_out_meta", "_saved", "_seq", "_pre_hooks",
+                 "_hooks", "_freed", "metadata", "_trace", "__weakref__")
+
+    def __init__(self):
+        self._seq = next(_seq)
+        self._pre_hooks = self._hooks = None
+        self._freed = False
+        self._saved = ()
+        self.metadata = {}
+        self._trace = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self):
+        return tuple(self._edges)
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after this node ran; a returned tuple replaces grad_inputs."""
+        self._hooks = (self._hooks or []) + [fn]
+        return _Handle(self, "_hooks", fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before this node runs; a returned tuple replaces grad_outputs."""
+        return self._add_pre_hook(None, fn)
+
+    def _add_pre_hook(self, nr, fn):
+        hooks = dict(self._pre_hooks or {})
+        hooks[nr] = hooks.get(nr, []) + [fn]
+        self._pre_hooks = hooks
+        return _Handle(self, "_pre_hooks", fn, nr)
+
+    def _apply(self, grads, create_graph):
+        if self._freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+                "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second "
+                "time or if you need to access saved tensors after calling backward.")
+        for t, version in self._saved:
+            if t._version != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                    f"[{t.type()} {list(t.shape)}] is at version {t._version}; expected version {version} instead. "
+                    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True).")
+        if create_graph:
+            return _apply_differentiably(self, grads)
+        cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
+        return self._comp.vjp(self._mask, self._outmask)(self._arrays, cts)
+
+    def _release(self):
+        self._arrays = None
+        self._freed = True
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor: gradients that reach it accumulate into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._edges = ()
+        self._out_meta = ((tuple(variable.shape), variable._data.dtype),)
+
+
+class _Handle:
+    """What register_hook returns: `.remove()` unregisters."""
+
+    def __init__(self, owner, attr, fn, key=None):
+        self._owner, self._attr, self._fn, self._key = weakref.ref(owner), attr, fn, key
+
+    def remove(self):
+        owner = self._owner()
+        if owner is None:
+            return
+        hooks = getattr(owner, self._attr)
+        if isinstance(hooks, dict):
+            hooks = {k: [h for h in v if h is not self._fn] for k, v in hooks.items()}
+        elif hooks is not None:
+            hooks = [h for h in hooks if h is not self._fn]
+        setattr(owner, self._attr, hooks)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def record(comp, dyn, arrays, res):
+    """Attach a grad_fn to the float outputs of an op whose inputs require grad."""
+    mask = tuple(isinstance(t, Tensor) and t.requires_grad and t.dtype._cat >= 2 for t in dyn)
+    if True not in mask:
+        return
+    outs = res if isinstance(res, tuple) else (res,)
+    outmask = tuple(o.dtype._cat >= 2 for o in outs)
+    if True not in outmask:
+        return
+    op = comp.op
+    node = op.node_type()
+    node._comp, node._mask, node._outmask, node._arrays = comp, mask, outmask, arrays
+    node._edges = tuple(t._edge() for t, m in zip(dyn, mask) if m)
+    node._out_meta = tuple((o.shape, o._data.dtype) for o, m in zip(outs, outmask) if m)
+    if op.saves == "inputs":
+        node._saved = tuple((t, t._version) for t in dyn if isinstance(t, Tensor))
+    nr = 0
+    for o, m in zip(outs, outmask):
+        if m:
+            o.requires_grad, o._grad_fn, o._output_nr = True, node, nr
+            nr += 1
+    if op.saves == "result":
+        node._saved = tuple((o, o._version) for o, m in zip(outs, outmask) if m)
+    if _anomaly[0]:
+        import traceback
+
+        node._trace = "".join(traceback.format_stack()[:-3])
+
+
+_bwd_ops = {}
+
+
+def _apply_differentiably(node, grads):
+    """create_graph=True: run the VJP as a recorded op, so the gradient has a graph of its own."""
+    from .. import _dispatch
+
+    comp = node._comp
+    key = (node._mask, node._outmask)
+    bcomp = comp.bwd_ops.get(key)
+    if bcomp is None:
+        pull = comp.vjp(*key)
+        n = len(node._arrays)
+
+        def vjp_fn(*flat):
+            return tuple(pull(flat[:n], flat[n:]))
+
+        bop = _bwd_ops.get(comp.op.name)
+        if bop is None:
+            bop = _bwd_ops[comp.op.name] = _dispatch.Op(comp.op.grad_name + "Backward", vjp_fn, arrays=("flat",),
+                                                         saves=())
+        bcomp = comp.bwd_ops[key] = _dispatch.Compiled.from_raw(bop, vjp_fn)
+    ins = []
+    it = iter(node._edges)
+    for a, m in zip(node._arrays, node._mask):
+        if m:
+            fn, nr = next(it)
+            ins.append(Tensor._with_edge(a, fn, nr))
+        else:
+            ins.append(a)
+    cts = [g if g is not None else Tensor._from_array(jnp.zeros(s, d)) for g, (s, d) in zip(grads, node._out_meta)]
+    out = _dispatch.run(bcomp, ins + cts)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _as_tensor(g):
+    return g if isinstance(g, Tensor) else Tensor._from_array(g)
+
+
+def _as_value(g, create_graph):
+    if create_graph:
+        return _as_tensor(g)
+    return g._data if isinstance(g, Tensor) else g
+
+
+def _run_pre_hooks(node, grads, create_graph):
+    for nr, hooks in node._pre_hooks.items():
+        for h in hooks:
+            if nr is None:
+                r = h(tuple(None if g is None else _as_tensor(g) for g in grads))
+                if r is not None:
+                    grads = [None if g is None else _as_value(g, create_graph) for g in r]
+                continue
+            if grads[nr] is None:
+                continue
+            r = h(_as_tensor(grads[nr]))
+            if r is not None:
+                grads[nr] = _as_value(r, create_graph)
+    return grads
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, accumulate=True):
+    """Run the graph from `roots` (list of (node, nr)) with `root_grads`.
+
+    With `inputs` (a list of (node, nr) edges), return the gradients reaching them; with
+    `accumulate`, leaves' `.grad` receive theirs.
+    """
+    deps = {}
+    stack = [n for n, _ in roots]
+    seen = set(stack)
+    while stack:
+        n = stack.pop()
+        for nxt, _ in n._edges:
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    buffers = {}
+
+    def add(node, nr, g):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * len(node._out_meta)
+        prev = buf[nr]
+        buf[nr] = g if prev is None else prev + g
+
+    for (n, nr), g in zip(roots, root_grads):
+        add(n, nr, g)
+    captured = {}
+    want = {e: i for i, e in enumerate(inputs)} if inputs is not None else {}
+    heap = [(-n._seq, id(n), n) for n in {n for n, _ in roots} if deps.get(n, 0) == 0]
+    heapq.heapify(heap)
+    with _grad_mode(create_graph):
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads = buffers.pop(node, None) or [None] * len(node._out_meta)
+            if node._pre_hooks:
+                grads = _run_pre_hooks(node, grads, create_graph)
+            for nr, g in enumerate(grads):
+                i = want.get((node, nr))
+                if i is not None:
+                    captured[i] = g
+            if isinstance(node, AccumulateGrad):
+                if accumulate and grads[0] is not None:
+                    _accumulate(node.variable, grads[0], create_graph)
+                continue
+            if not node._edges:
+                continue
+            if all(g is None for g in grads):
+                outs = (None,) * len(node._edges)
+            else:
+                outs = node._apply(grads, create_graph)
+                if node._hooks:
+                    for h in node._hooks:
+                        r = h(tuple(_as_tensor(g) for g in outs), tuple(None if g is None else _as_tensor(g) for g in grads))
+                        if r is not None:
+                            outs = tuple(_as_value(g, create_graph) for g in r)
+                if _anomaly[0] and _anomaly[1]:
+                    _check_nan(node, outs)
+            if not retain_graph:
+                node._release()
+            for (nxt, nr), g in zip(node._edges, outs):
+                if g is not None:
+                    add(nxt, nr, g)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+    return captured
+
+
+class _grad_mode:
+    def __init__(self, on):
+        self.on = on
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = self.on
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+
+
+def _accumulate(t, g, create_graph):
+    hooks = t._hooks
+    if hooks:
+        for h in hooks:
+            r = h(_as_tensor(g))
+            if r is not None:
+                g = _as_value(r, create_graph)
+    if t.grad is None:
+        t.grad = _as_tensor(g) if create_graph else Tensor._from_array(g, t._device)
+    elif create_graph:
+        t.grad = t.grad + _as_tensor(g)
+    else:
+        t.grad._assign_data(t.grad._data + g)
+    if t._post_acc_hooks:
+        for h in t._post_acc_hooks:
+            h(t)
+
+
+def _check_nan(node, outs):
+    for i, g in enumerate(outs):
+        if g is not None:
+            a = g._data if isinstance(g, Tensor) else g
+            if bool(np.isnan(np.asarray(a)).any()):
+                msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+                if node._trace:
+                    msg += "\nTraceback of forward call that caused the error:\n" + node._trace
+                raise RuntimeError(msg)

@@ -1,0 +1,33 @@
+"""Casting, copying and the scatter used by writes through views."""
+
+import jax.numpy as jnp
+
+__all__ = ["astype", "put_flat", "clone", "copy", "fill"]
+
+
+def astype(input, dtype):
+    """`input` cast to numpy dtype `dtype` (torch's `.to(dtype)`; complex -> real keeps the real part)."""
+    if jnp.iscomplexobj(input) and not jnp.issubdtype(dtype, jnp.complexfloating):
+        input = input.real
+    return input.astype(dtype)
+
+
+def put_flat(input, index, src):
+    """`input` with the elements at flat positions `index` (any shape) replaced by `src` (index's shape)."""
+    flat = input.reshape(-1).at[index.reshape(-1)].set(jnp.broadcast_to(src, index.shape).reshape(-1).astype(input.dtype))
+    return flat.reshape(input.shape)
+
+
+def clone(input, *, memory_format=None):
+    """A copy of `input`."""
+    return jnp.array(input, copy=True)
+
+
+def copy(input, src, non_blocking=False):
+    """`src` broadcast to `input`'s shape and cast to its dtype (torch's `input.copy_(src)`)."""
+    return astype(jnp.broadcast_to(src, input.shape), input.dtype)
+
+
+def fill(input, value):
+    """`input`'s shape and dtype filled with `value` (torch's `fill_`)."""
+    return jnp.full(input.shape, value, input.dtype)
