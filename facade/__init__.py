@@ -28,7 +28,9 @@ globals().update(_creation.LEGACY_CPU)
 strided = "torch.strided"
 __version__ = "2.13.0"
 
-_table.install(Tensor, {"torch": _sys.modules[__name__]})
+from . import linalg, special  # noqa: E402
+
+_table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special})
 
 
 def is_tensor(obj):

@@ -345,9 +345,25 @@ def _write_out(op, out, result):
     return out
 
 
+_CAST = []
+
+
+def _cast_op():
+    if not _CAST:
+        from functional import astype
+
+        _CAST.append(Op("_to_copy", astype, grad_name="ToCopyBackward0", saves=()))
+    return _CAST[0]
+
+
 def call_inplace(op, self, args, kwargs):
     """Tensor.X_: the out-of-place op, cast back to self's dtype and written into self."""
     res = call(op, (self, *args), kwargs)
     self._check_inplace(op, res)
+    node = res._grad_fn
+    if node is not None and node._saved:  # self's old value is held by the node itself; only later writes count
+        node._saved = tuple(s for s in node._saved if s[0] is not self)
+    if res.dtype is not self.dtype:
+        res = call(_cast_op(), (res, self.dtype), None)
     self._assign(res)
     return self

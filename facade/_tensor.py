@@ -187,7 +187,8 @@ class Tensor:
         """A tensor sharing self's storage (for .data and .detach())."""
         t = Tensor._from_array(self._data if self._base is None and self._np is None else self._arr(), self._device)
         root = self._base if self._base is not None else self
-        t._base, t._idx, t._view, t._bsv = root, self._idx, self._view if self._base is not None else (), root._sv
+        viewed = self._base is not None
+        t._base, t._idx, t._view, t._bsv = root, self._idx if viewed else None, self._view if viewed else (), root._sv
         t._detached = detached
         return t
 
@@ -252,6 +253,16 @@ class Tensor:
     @property
     def ndim(self):
         return len(self.shape)
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        return self.transpose(-2, -1)
 
     @property
     def device(self):
@@ -324,7 +335,7 @@ class Tensor:
 
     def stride(self, dim=None):
         shape = tuple(self.shape)
-        if self._base is None:
+        if self._base is None or not self._view or 0 in shape:
             st = _contiguous_strides(shape)
         else:
             idx = np.asarray(self._flat_index())
@@ -456,7 +467,7 @@ class Tensor:
             arr = np.array(root._arr())
             root._np, root._data = arr, None
             root._sv += 1
-        if self._base is None:
+        if self._base is None or not self._view:
             return root._np
         idx = np.asarray(self._flat_index())
         strides = self.stride()

@@ -7,3 +7,8 @@ Inputs arrive already promoted to a common dtype (the facade applies torch's pro
 
 from .core import *  # noqa: F401,F403
 from .pointwise import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403
+from . import linalg  # noqa: F401  (its names clash with torch.* ones: norm, det ...; use functional.linalg.X)

@@ -7,9 +7,9 @@ import functools
 import inspect
 
 from .._dispatch import call, call_inplace
-from . import core, pointwise
+from . import core, indexing, linalg, pointwise, reductions, shape, sorting
 
-OPS = [*core.OPS, *pointwise.OPS]
+OPS = [*core.OPS, *pointwise.OPS, *reductions.OPS, *shape.OPS, *indexing.OPS, *sorting.OPS, *linalg.OPS]
 
 
 def _function(op):

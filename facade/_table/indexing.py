@@ -1,0 +1,7 @@
+"""Table rows for indexing."""
+
+import functional as F  # noqa: F401
+
+from .._dispatch import Op  # noqa: F401
+
+OPS = []

@@ -1,0 +1,1 @@
+"""torch.linalg: its functions are installed from the op table (module="torch.linalg")."""

@@ -1,0 +1,5 @@
+"""indexing with torch's semantics."""
+
+import jax.numpy as jnp  # noqa: F401
+
+__all__ = []

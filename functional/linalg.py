@@ -1,0 +1,5 @@
+"""linalg with torch's semantics."""
+
+import jax.numpy as jnp  # noqa: F401
+
+__all__ = []
