@@ -14,10 +14,16 @@ from ._dtype import (  # noqa: E402,F401
 from ._device import device  # noqa: E402,F401
 from ._tensor import Size, Tensor  # noqa: E402,F401
 from ._creation import (  # noqa: E402,F401
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, get_default_device, linspace, logspace,
-    ones, ones_like, set_default_device, tensor, zeros, zeros_like,
+    arange, as_tensor, asarray, empty, empty_like, empty_strided, eye, from_numpy, full, full_like, get_default_device,
+    linspace, logspace, ones, ones_like, range, scalar_tensor, set_default_device, tensor, zeros, zeros_like,
 )
 from . import _creation  # noqa: E402
+from ._random import (  # noqa: E402,F401
+    Generator, bernoulli, default_generator, get_rng_state, initial_seed, manual_seed, multinomial, normal, poisson,
+    rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed, set_rng_state,
+)
+from . import _random, random  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402,F401
 from . import autograd  # noqa: E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
@@ -28,9 +34,10 @@ globals().update(_creation.LEGACY_CPU)
 strided = "torch.strided"
 __version__ = "2.13.0"
 
-from . import linalg, special  # noqa: E402
+from . import cuda, linalg, special  # noqa: E402
 
 _table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special})
+_random.install(Tensor)
 
 
 def is_tensor(obj):

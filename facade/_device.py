@@ -104,4 +104,4 @@ def of_array(a) -> device:
         return CPU
     if d.platform == "cpu":
         return CPU
-    return device("cuda", d.id if d.id < 64 else 0)
+    return device("cuda", gpus().index(d))

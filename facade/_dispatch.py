@@ -36,14 +36,15 @@ class Op:
               lists/tuples are searched for Tensors). All other parameters are static.
     promote:  parameters whose dtypes combine by torch's result_type; they are cast to it.
               "all" means every array parameter.
-    to_float: integer/bool results of the promotion become the default float dtype.
+    to_float: integer/bool results of the promotion become the default float dtype (or a
+              callable(vals) -> bool deciding it per call, e.g. div without rounding_mode).
     scalars:  array parameters cast to the promoted dtype without taking part in it (alpha=).
     """
 
     def __init__(self, name, fn, *, arrays=("input",), promote=(), to_float=False, scalars=(), method=True,
                  function=True, dunders=(), rdunders=(), inplace=False, view=False, differentiable=True,
                  grad_name=None, out=None, jit=True, saves="inputs", varargs=None, aliases=(), module="torch",
-                 inplace_dunders=()):
+                 inplace_dunders=(), route=None, check=None, post=None):
         self.name, self.fn = name, fn
         sig = inspect.signature(fn)
         self.params = list(sig.parameters)
@@ -66,6 +67,9 @@ class Op:
             self.out.__module__ = "torch.return_types"
         self.varargs = None if varargs is None else self.index[varargs]
         self.aliases, self.module = aliases, module
+        self.route = route  # callable(args, kwargs) -> the Op of torch's overload for this call, or None for self
+        self.check = check  # callable(vals): raises torch's error for arguments refused before promotion
+        self.post = post  # callable(result) -> what torch returns instead of the Tensor (bool for allclose)
         self.cache = {}
 
     def __repr__(self):
@@ -215,7 +219,7 @@ def _promote(op, vals):
         d = D.result_dtype(dims, zeros, scalars)
         if d is None:
             return None
-    if op.to_float and d._cat < 2:
+    if op.to_float and d._cat < 2 and (op.to_float is True or op.to_float(vals)):
         d = D.get_default_dtype()
     return d
 
@@ -249,8 +253,12 @@ def bind(op, args, kwargs):
 
 
 def call(op, args, kwargs):
+    if op.route is not None:
+        op = op.route(args, kwargs) or op
     out = kwargs.pop("out", None) if kwargs else None
     vals = bind(op, args, kwargs)
+    if op.check is not None:
+        op.check(vals)
     cast = _promote(op, vals) if op.promote_idx else None
     npcast = None if cast is None else cast.np
     dyn = []
@@ -271,7 +279,7 @@ def call(op, args, kwargs):
         _mark_views(op, vals[0], result, args, kwargs)
     if out is not None:
         return _write_out(op, out, result)
-    return result
+    return result if op.post is None else op.post(result)
 
 
 def _mark_views(op, src, result, args, kwargs):

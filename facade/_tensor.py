@@ -63,8 +63,8 @@ def _contiguous_strides(shape):
 class Tensor:
     """A multi-dimensional array with torch's API. See DESIGN.md, "Tensor"."""
 
-    __slots__ = ("_data", "_np", "_base", "_view", "_detached", "_bsv", "_sv", "_vc", "_idx", "_device",
-                 "requires_grad", "grad", "_grad_fn", "_output_nr", "_hooks", "_post_acc_hooks", "_acc",
+    __slots__ = ("_data", "_np", "_base", "_view", "_detached", "_bsv", "_sv", "_vc", "_idx", "_geom", "_device",
+                 "requires_grad", "_grad", "_grad_fn", "_output_nr", "_hooks", "_post_acc_hooks", "_acc",
                  "_retains_grad", "__dict__", "__weakref__")
 
     # --------------------------------------------------------------- construction
@@ -77,7 +77,7 @@ class Tensor:
     def _from_array(cls, a, device=CPU):
         t = object.__new__(Tensor)
         t._data, t._np, t._base, t._device = a, None, None, device
-        t.requires_grad, t.grad, t._grad_fn, t._sv, t._vc = False, None, None, 0, 0
+        t.requires_grad, t._grad, t._grad_fn, t._sv, t._vc = False, None, None, 0, 0
         t._hooks = t._post_acc_hooks = t._acc = None
         t._retains_grad = False
         return t
@@ -181,7 +181,18 @@ class Tensor:
         self._view = (src._view if src._base is not None else ()) + ((op, args, kwargs, k),)
         self._detached = src._detached if src._base is not None else False
         self._bsv = root._sv
+        rule = getattr(op, "geometry", None)  # (geometry in, shape out, bound args, k) -> strides, offset
+        g = src._geometry() if rule is not None else None
+        self._geom = None if g is None else (tuple(self.shape), *rule(g, tuple(self.shape), _dispatch.bind(
+            op, (src, *args), dict(kwargs) if kwargs else None), k))
         return self
+
+    def _geometry(self):
+        """(shape, strides, storage offset) as torch has them; None for a view made by an op without a rule."""
+        if self._base is None:
+            shape = tuple(self.shape)
+            return shape, _contiguous_strides(shape), 0
+        return getattr(self, "_geom", None)
 
     def _alias(self, detached):
         """A tensor sharing self's storage (for .data and .detach())."""
@@ -189,7 +200,7 @@ class Tensor:
         root = self._base if self._base is not None else self
         viewed = self._base is not None
         t._base, t._idx, t._view, t._bsv = root, self._idx if viewed else None, self._view if viewed else (), root._sv
-        t._detached = detached
+        t._detached, t._geom = detached, self._geometry()
         return t
 
     @property
@@ -224,6 +235,25 @@ class Tensor:
         if self._base is not None and not self._detached and self._bsv != self._base._sv:
             self._sync()
         return self._grad_fn
+
+    @property
+    def grad(self):
+        if self._grad is None and not self._retains_grad and self._grad_fn is not None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+                "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+                "for more informations.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+        if value is not None and tuple(value.shape) != tuple(self.shape):
+            raise RuntimeError(f"assigned grad has data of a different size")
+        self._grad = value
 
     @property
     def is_leaf(self):
@@ -335,7 +365,10 @@ class Tensor:
 
     def stride(self, dim=None):
         shape = tuple(self.shape)
-        if self._base is None or not self._view or 0 in shape:
+        g = self._geometry()
+        if g is not None:
+            st = g[1]
+        elif self._base is None or not self._view or 0 in shape:
             st = _contiguous_strides(shape)
         else:
             idx = np.asarray(self._flat_index())
@@ -349,12 +382,17 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, len(shape), "stride")]
 
     def storage_offset(self):
+        g = self._geometry()
+        if g is not None:
+            return g[2]
         if self._base is None or self.numel() == 0:
             return 0
         return int(np.asarray(self._flat_index()).reshape(-1)[0])
 
     def is_contiguous(self, memory_format=None):
         shape = tuple(self.shape)
+        if 0 in shape:
+            return True
         st = self.stride()
         want = _contiguous_strides(shape)
         return all(n <= 1 or a == b for n, a, b in zip(shape, st, want))
@@ -435,6 +473,8 @@ class Tensor:
 
     # --------------------------------------------------------------- conversion
     def item(self):
+        if self._device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -503,24 +543,29 @@ class Tensor:
                                f"{'s' if n else ''} is ambiguous")
         return bool(self.item())
 
+    def _scalar(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __index__(self):
-        if self.dtype._cat != 1 or self.numel() != 1:
+        if self.dtype._cat > 1 or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __format__(self, spec):
-        if self.ndim == 0:
+        if self.ndim == 0 and self._device.type != "meta" and type(self) is Tensor:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)
 
     def __hash__(self):
         return id(self)
@@ -528,7 +573,7 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -637,20 +682,26 @@ class Tensor:
         return _creation.tensor(data, dtype=dtype or self.dtype, device=device or self._device,
                                 requires_grad=requires_grad)
 
-    def _new(self, fn, size, dtype, device, requires_grad, **kw):
+    def _new(self, fn, args, size, dtype, device, requires_grad):
         from . import _creation
 
-        return getattr(_creation, fn)(*_creation._sizes(size), dtype=dtype or self.dtype,
-                                      device=device or self._device, requires_grad=requires_grad, **kw)
+        return getattr(_creation, fn)(*args, size=size, dtype=dtype or self.dtype,
+                                      device=self._device if device is None else device, requires_grad=requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return self._new("zeros", size, dtype, device, requires_grad)
+    def new_zeros(self, *args, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+                  pin_memory=False):
+        return self._new("zeros", args, size, dtype, device, requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return self._new("ones", size, dtype, device, requires_grad)
+    def new_ones(self, *args, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+                 pin_memory=False):
+        return self._new("ones", args, size, dtype, device, requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        return self._new("empty", size, dtype, device, requires_grad)
+    def new_empty(self, *args, size=None, dtype=None, device=None, requires_grad=False, layout=None,
+                  pin_memory=False):
+        return self._new("empty", args, size, dtype, device, requires_grad)
+
+    def zero_(self):
+        return self.fill_(0)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
                  pin_memory=False):

@@ -61,7 +61,7 @@ def install(Tensor, modules):
             for n in names:
                 setattr(modules[op.module], n, fn)
         if op.method:
-            m = _method(op)
+            m = property(_method(op)) if op.method == "property" else _method(op)  # x.real, x.imag
             for n in names:
                 setattr(Tensor, n, m)
         for d in op.dunders:
@@ -74,3 +74,8 @@ def install(Tensor, modules):
                 setattr(Tensor, n + "_", m)
             for d in op.inplace_dunders:
                 setattr(Tensor, d, m)
+    for family in (shape, indexing):  # compositions of rows (views of several inputs, __getitem__ ...)
+        for n, f in getattr(family, "FUNCTIONS", {}).items():
+            setattr(modules["torch"], n, f)
+        for n, f in getattr(family, "METHODS", {}).items():
+            setattr(Tensor, n, f)

@@ -1,13 +1,416 @@
 """Table rows for shape and view ops. `view=True` rows return views: writes through
-the result reach the input (see facade/_tensor.py)."""
+the result reach the input (see facade/_tensor.py).
+
+Each view row also carries a `geometry` rule, (shape, strides, offset) of the input ->
+(strides, offset) of the result, so `stride()`, `storage_offset()` and `is_contiguous()`
+are torch's without reading any data (size-1 and expanded dims included).
+"""
+
+import jax
 
 import functional as F
+from functional.shape import infer_size, split_bounds
 
-from .._dispatch import Op
+from .._dispatch import Op, call
 
-OPS = [
-    Op("transpose", F.transpose, view=True, saves=(), inplace=False, aliases=("swapaxes", "swapdims")),
-    Op("permute", F.permute, view=True, saves=(), varargs="dims"),
-    Op("view", F.reshape, view=True, saves=(), varargs="shape", function=False, grad_name="ViewBackward0"),
-    Op("reshape", F.reshape, view=True, saves=(), varargs="shape", grad_name="ViewBackward0"),
+# ---------------------------------------------------------------------------- strides
+
+
+def compute_stride(shape, strides, new_shape):
+    """Strides of `new_shape` viewing memory laid out as (shape, strides), or None where no view can
+    (torch's computeStride: each run of dims that is contiguous in memory may be re-split freely)."""
+    if not shape:
+        return (1,) * len(new_shape)
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel == 0:
+        if tuple(shape) == tuple(new_shape):
+            return tuple(strides)
+        out, acc = [0] * len(new_shape), 1
+        for i in range(len(new_shape) - 1, -1, -1):
+            out[i] = acc
+            acc *= max(new_shape[i], 1)
+        return tuple(out)
+    out = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    base = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = strides[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else None
+
+
+def _geom(t):
+    g = t._geometry()
+    return g if g is not None else (tuple(t.shape), t.stride(), t.storage_offset())
+
+
+def _w(d, n):
+    return d % max(n, 1)
+
+
+def _reshaped(g, out, vals, k):
+    return compute_stride(g[0], g[1], out), g[2]
+
+
+def _permuted(perm):
+    def rule(g, out, vals, k):
+        p = perm(len(g[0]), vals)
+        return tuple(g[1][i] for i in p), g[2]
+    return rule
+
+
+def _swap(n, a, b):
+    p = list(range(n))
+    if n:
+        p[a], p[b] = p[b], p[a]
+    return p
+
+
+def _movedim_perm(n, vals):
+    src, dst = vals[1], vals[2]
+    src = [_w(d, n) for d in ((src,) if isinstance(src, int) else src)]
+    dst = [_w(d, n) for d in ((dst,) if isinstance(dst, int) else dst)]
+    perm = [-1] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    return [p if p >= 0 else next(rest) for p in perm]
+
+
+def _squeezed(g, out, vals, k):
+    shape, st = g[0], g[1]
+    dim = vals[1]
+    dims = range(len(shape)) if dim is None else {_w(d, len(shape)) for d in ((dim,) if isinstance(dim, int) else dim)}
+    return tuple(s for i, (n, s) in enumerate(zip(shape, st)) if not (i in dims and n == 1)), g[2]
+
+
+def _unsqueezed(g, out, vals, k):
+    shape, st = g[0], list(g[1])
+    d = _w(vals[1], len(shape) + 1)
+    st.insert(d, shape[d] * st[d] if d < len(shape) else 1)
+    return tuple(st), g[2]
+
+
+def _expanded(g, out, vals, k):
+    shape, st, nd = g[0], g[1], len(out)
+    res = [0] * nd
+    for i in range(nd - 1, -1, -1):
+        d = len(shape) - nd + i
+        size, s = (shape[d], st[d]) if d >= 0 else (1, out[i + 1] * res[i + 1] if i < nd - 1 else 1)
+        res[i] = 0 if size != out[i] else s
+    return tuple(res), g[2]
+
+
+def _at(d, start, g, drop):
+    st = list(g[1])
+    off = g[2] + start * st[d]
+    if drop:
+        del st[d]
+    return tuple(st), off
+
+
+def _selected(g, out, vals, k):
+    d = _w(vals[1], len(g[0]))
+    return _at(d, int(vals[2]) % g[0][d], g, True)
+
+
+def _narrowed(g, out, vals, k):
+    d = _w(vals[1], len(g[0]))
+    start = int(vals[2])
+    return _at(d, start + g[0][d] if start < 0 else start, g, False)
+
+
+def _piece(kind, spec):
+    def rule(g, out, vals, k):
+        d = _w(vals[2], len(g[0]))
+        return _at(d, split_bounds(kind, g[0][d], spec(vals))[k][0], g, False)
+    return rule
+
+
+def _tensor_split_spec(vals):
+    return next(v for v in (vals[4], vals[5], vals[1]) if v is not None)
+
+
+def _unbound(g, out, vals, k):
+    return _at(_w(vals[1], len(g[0])), k, g, True)
+
+
+def _diagonal_rule(g, out, vals, k):
+    off, n = vals[1], len(g[0])
+    d1, d2 = _w(vals[2], n), _w(vals[3], n)
+    st = g[1]
+    offset = g[2]
+    if out[-1]:
+        offset += off * st[d2] if off >= 0 else -off * st[d1]
+    return tuple(s for i, s in enumerate(st) if i not in (d1, d2)) + (st[d1] + st[d2],), offset
+
+
+def _unfolded(g, out, vals, k):
+    if not g[0]:
+        return (1,), g[2]
+    d, step = _w(vals[1], len(g[0])), vals[3]
+    st = list(g[1])
+    st.append(st[d])
+    st[d] *= step
+    return tuple(st), g[2]
+
+
+def _strided(g, out, vals, k):
+    return tuple(vals[2]), int(vals[3] or 0)
+
+
+def _rule(op, geometry):
+    op.geometry = geometry
+    return op
+
+
+# ---------------------------------------------------------------------------- when reshape is a view
+
+_VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one dimension spans "
+               "across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def _viewable(t, new_shape):
+    g = _geom(t)
+    return compute_stride(g[0], g[1], new_shape) is not None
+
+
+def _view_check(vals):
+    shape = vals[1]
+    if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "itemsize"):
+        return False  # x.view(dtype): a reinterpreting copy here
+    if not _viewable(vals[0], infer_size(shape, vals[0].numel())):
+        raise RuntimeError(_VIEW_ERROR)
+    return True
+
+
+def _reshape_is_view(vals):
+    return _viewable(vals[0], infer_size(vals[1], vals[0].numel()))
+
+
+def _flatten_is_view(vals):
+    t = vals[0]
+    if t.ndim == 0:
+        return True
+    s, e = _w(vals[1], t.ndim), _w(vals[2], t.ndim)
+    shape = tuple(t.shape)
+    n = 1
+    for x in shape[s:e + 1]:
+        n *= x
+    return _viewable(t, shape[:s] + (n,) + shape[e + 1:])
+
+
+def _ravel_is_view(vals):
+    return _viewable(vals[0], (vals[0].numel(),))
+
+
+# ---------------------------------------------------------------------------- overloads with their own nodes
+
+def _arg(args, kwargs, i, name, default=None):
+    if len(args) > i:
+        return args[i]
+    return (kwargs or {}).get(name, default)
+
+
+_squeeze_dim = Op("squeeze", F.squeeze, view=True, saves=(), grad_name="SqueezeBackward1")
+_squeeze_dims = Op("squeeze", F.squeeze, view=True, saves=(), grad_name="SqueezeBackward2")
+_split_sizes = Op("split", F.split, arrays=("tensor",), view=True, saves=(), grad_name="SplitWithSizesBackward0")
+_repeat_interleave_int = Op("repeat_interleave", F.repeat_interleave, saves=(), grad_name="ViewBackward0")
+
+
+def _route_squeeze(args, kwargs):
+    dim = _arg(args, kwargs, 1, "dim")
+    return None if dim is None else _squeeze_dim if isinstance(dim, int) else _squeeze_dims
+
+
+def _route_split(args, kwargs):
+    return None if isinstance(_arg(args, kwargs, 1, "split_size_or_sections"), int) else _split_sizes
+
+
+def _route_repeat_interleave(args, kwargs):
+    return _repeat_interleave_int if isinstance(_arg(args, kwargs, 1, "repeats"), int) else None
+
+
+# ---------------------------------------------------------------------------- the rows
+
+_VIEWS = [
+    _rule(Op("view", F.view, view=_view_check, saves=(), varargs="shape", function=False,
+             grad_name="ViewBackward0"), _reshaped),
+    _rule(Op("reshape", F.reshape, view=_reshape_is_view, saves=(), varargs="shape", grad_name="ViewBackward0"),
+          _reshaped),
+    _rule(Op("flatten", F.flatten, view=_flatten_is_view, saves=(), grad_name="ViewBackward0"), _reshaped),
+    _rule(Op("ravel", F.ravel, view=_ravel_is_view, saves=(), grad_name="ViewBackward0"), _reshaped),
+    _rule(Op("unflatten", F.unflatten, view=True, saves=(), grad_name="ViewBackward0"), _reshaped),
+    _rule(Op("squeeze", F.squeeze, view=True, saves=(), route=_route_squeeze), _squeezed),
+    _rule(Op("unsqueeze", F.unsqueeze, view=True, saves=()), _unsqueezed),
+    _rule(Op("transpose", F.transpose, view=True, saves=(), aliases=("swapaxes", "swapdims")),
+          _permuted(lambda n, v: _swap(n, _w(v[1], n), _w(v[2], n)))),
+    _rule(Op("t", F.t, view=True, saves=(), grad_name="TBackward0"), _permuted(lambda n, v: _swap(n, 0, n - 1))),
+    _rule(Op("permute", F.permute, view=True, saves=(), varargs="dims"),
+          _permuted(lambda n, v: [_w(d, n) for d in v[1]])),
+    _rule(Op("movedim", F.movedim, view=True, saves=(), aliases=("moveaxis",), grad_name="PermuteBackward0"),
+          _permuted(_movedim_perm)),
+    _rule(Op("expand", F.expand, view=True, saves=(), varargs="size", function=False), _expanded),
+    _rule(Op("broadcast_to", F.broadcast_to, view=True, saves=(), grad_name="ExpandBackward0"), _expanded),
+    _rule(Op("select", F.select, view=True, saves=()), _selected),
+    _rule(Op("narrow", F.narrow, view=True, saves=(), grad_name="SliceBackward0"), _narrowed),
+    _rule(Op("split", F.split, arrays=("tensor",), view=True, saves=(), route=_route_split),
+          _piece("split", lambda v: v[1])),
+    _rule(Op("chunk", F.chunk, view=True, saves=(), grad_name="SplitBackward0"), _piece("chunk", lambda v: v[1])),
+    _rule(Op("tensor_split", F.tensor_split, view=True, saves=(), grad_name="SliceBackward0"),
+          _piece("tensor_split", _tensor_split_spec)),
+    _rule(Op("unbind", F.unbind, view=True, saves=()), _unbound),
+    _rule(Op("diagonal", F.diagonal, view=True, saves=()), _diagonal_rule),
+    _rule(Op("unfold", F.unfold, view=True, saves=(), function=False), _unfolded),
+    _rule(Op("as_strided", F.as_strided, view=True, saves=(), function=False, method=False), _strided),
 ]
+_split_sizes.geometry = _piece("split", lambda v: v[1])
+_squeeze_dim.geometry = _squeeze_dims.geometry = _squeezed
+
+_AS_STRIDED = _VIEWS[-1]
+
+_COPIES = [
+    Op("repeat", F.repeat, saves=(), varargs="repeats", function=False),
+    Op("tile", F.tile, saves=(), grad_name="RepeatBackward0"),
+    Op("repeat_interleave", F.repeat_interleave, arrays=("input", "repeats"), saves=(), jit=False,
+       grad_name="ViewBackward0", route=_route_repeat_interleave),
+    Op("cat", F.cat, arrays=("tensors",), promote="all", method=False, saves=(), aliases=("concat", "concatenate")),
+    Op("stack", F.stack, arrays=("tensors",), promote="all", method=False, saves=()),
+    Op("hstack", F.hstack, arrays=("tensors",), promote="all", method=False, saves=(), grad_name="CatBackward0"),
+    Op("vstack", F.vstack, arrays=("tensors",), promote="all", method=False, saves=(), grad_name="CatBackward0",
+       aliases=("row_stack",)),
+    Op("dstack", F.dstack, arrays=("tensors",), promote="all", method=False, saves=(), grad_name="CatBackward0"),
+    Op("column_stack", F.column_stack, arrays=("tensors",), promote="all", method=False, saves=(),
+       grad_name="CatBackward0"),
+    Op("flip", F.flip, saves=(), varargs="dims"),
+    Op("fliplr", F.fliplr, saves=(), grad_name="FlipBackward0"),
+    Op("flipud", F.flipud, saves=(), grad_name="FlipBackward0"),
+    Op("roll", F.roll, saves=()),
+    Op("rot90", F.rot90, saves=()),
+    Op("tril", F.tril, saves=(), inplace=True),
+    Op("triu", F.triu, saves=(), inplace=True),
+    Op("diag", F.diag, saves=()),
+    Op("diag_embed", F.diag_embed, saves=()),
+    Op("diagflat", F.diagflat, saves=(), grad_name="DiagEmbedBackward0"),
+]
+
+OPS = _VIEWS + _COPIES
+
+
+# ---------------------------------------------------------------------------- compositions
+
+def contiguous(self, memory_format=None):
+    """self if its elements are laid out in row-major order, else a row-major copy."""
+    return self if self.is_contiguous() else self.clone()
+
+
+def view_as(self, other):
+    return self.view(other.shape)
+
+
+def reshape_as(self, other):
+    return self.reshape(other.shape)
+
+
+def expand_as(self, other):
+    return self.expand(other.shape)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of input's storage (its root's row-major elements) with the given sizes and strides."""
+    root = input._base if input._base is not None else input
+    if input._base is not None and input._detached:
+        root = root.detach()
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    return call(_AS_STRIDED, (root, tuple(size), tuple(stride), offset), None)
+
+
+def broadcast_shapes(*shapes):
+    return F.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes))
+
+
+def broadcast_tensors(*tensors):
+    """Views of the tensors expanded to their common shape."""
+    shape = F.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Views of 0-D/1-D tensors expanded into coordinate grids (see functional.meshgrid)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shapes = jax.eval_shape(lambda *a: F.meshgrid(*a, indexing=indexing),
+                            *(jax.ShapeDtypeStruct(tuple(t.shape), t.dtype.np) for t in tensors))
+    full = shapes[0].shape if shapes else ()
+    swap = indexing == "xy" and len(tensors) >= 2
+    out = []
+    for i, t in enumerate(tensors):
+        d = (1 - i if i < 2 else i) if swap else i
+        shape = [1] * len(full)
+        shape[d] = -1
+        out.append(t.reshape(shape).expand(full))
+    return tuple(out)
+
+
+def _atleast(n):
+    def fn(*tensors):
+        if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+            return tuple(fn(t) for t in tensors[0])
+        out = []
+        for t in tensors:
+            if t.ndim == 0:
+                t = t.reshape((1,) * n)
+            elif t.ndim == 1 and n >= 2:
+                t = t.unsqueeze(0) if n == 2 else t.unsqueeze(0).unsqueeze(-1)
+            elif t.ndim == 2 and n == 3:
+                t = t.unsqueeze(-1)
+            out.append(t)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    fn.__name__ = f"atleast_{n}d"
+    fn.__doc__ = f"Each tensor with at least {n} dims, as a view (see functional.atleast_{n}d)."
+    return fn
+
+
+def _inplace_view(name):
+    """Tensor.t_ and friends: self becomes the view `self.name(...)` of its own storage."""
+    def method(self, *args, **kwargs):
+        from ..autograd.grad_mode import STATE
+
+        if self.requires_grad and self.is_leaf and STATE.enabled:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        res = getattr(self, name)(*args, **kwargs)
+        if self._base is not None:
+            self._view, self._geom, self._idx, self._bsv = res._view, res._geom, None, res._bsv
+        else:  # a base stays one: its elements keep their order only for the reshaping ops
+            self._sv += 1
+        self._data = res._arr()
+        self._vc += 1
+        if res._grad_fn is not None:
+            self._grad_fn, self._output_nr = res._grad_fn, res._output_nr
+        return self
+
+    method.__name__ = name + "_"
+    return method
+
+
+FUNCTIONS = {
+    "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes, "meshgrid": meshgrid,
+    "atleast_1d": _atleast(1), "atleast_2d": _atleast(2), "atleast_3d": _atleast(3), "as_strided": as_strided,
+}
+METHODS = {
+    "contiguous": contiguous, "view_as": view_as, "reshape_as": reshape_as, "expand_as": expand_as,
+    "as_strided": as_strided,
+    **{n + "_": _inplace_view(n) for n in ("t", "transpose", "swapaxes", "swapdims", "squeeze", "unsqueeze")},
+}

@@ -1,0 +1,652 @@
+"""Random numbers: torch.Generator over a JAX PRNG key, the sampling functions (rand, randn, randint,
+randperm, normal, bernoulli, multinomial, poisson, *_like) and the in-place Tensor samplers
+(uniform_, normal_, ...).
+
+A Generator holds the raw data of a threefry key (`_key`, uint32[2]). Every draw is one jitted
+call `(key, params) -> (next key, sample)`, so a draw costs one dispatch and the generator's
+whole state is that one small array (what torch.compile lifts as RNG state). Values cannot
+equal torch's bit for bit; seeding, state round trips, dtypes, shapes, ranges and errors do.
+Samples are not differentiable, except `normal` with Tensor mean/std: mean + std * eps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _creation as C
+from . import _dtype as D
+from ._device import META, device as _devcls, jax_device
+from ._tensor import Tensor
+from .autograd.grad_mode import STATE
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "fork_rng", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+           "randint_like", "normal", "bernoulli", "multinomial", "poisson"]
+
+_DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
+_U64 = 2**64
+
+
+def _key_data(seed):
+    """The threefry key of a 64-bit seed (as jax.random.key(seed) would make it)."""
+    return np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], dtype=np.uint32)
+
+
+class Generator:
+    """torch.Generator: manual_seed, seed, initial_seed, get_state/set_state, device."""
+
+    def __init__(self, device="cpu"):
+        device = _devcls(device)
+        if device.type == "meta":
+            raise RuntimeError("META device type not an accelerator.")
+        self.device = device
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if not -(2**63) <= seed < _U64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % _U64
+        self._key = jnp.asarray(_key_data(self._seed))
+        return self
+
+    def seed(self):
+        """Seed from a non-deterministic source; returns the seed."""
+        s = int.from_bytes(os.urandom(8), "little") & (2**63 - 1)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        """A uint8 tensor: the initial seed (8 bytes) and the current key (8 bytes)."""
+        raw = np.concatenate([np.array([self._seed], dtype="<u8").view(np.uint8),
+                              np.asarray(self._key, dtype="<u4").view(np.uint8)])
+        return C.tensor(raw, device="cpu")
+
+    def set_state(self, new_state):
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state.dtype is not D.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = np.ascontiguousarray(new_state.numpy(force=True)).reshape(-1)
+        if raw.size != 16:
+            raise RuntimeError(f"Expected a generator state of size 16 but found the input RNG state size to be "
+                               f"{raw.size}")
+        self._seed = int(raw[:8].view("<u8")[0])
+        self._key = jnp.asarray(raw[8:].view("<u4").astype(np.uint32))
+        return self
+
+    def clone_state(self):
+        g = Generator(self.device)
+        g._seed, g._key = self._seed, self._key
+        return g
+
+    def __repr__(self):
+        return f"<torch.Generator object at {hex(id(self))}>"
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """torch.manual_seed: seed the default generator; returns it."""
+    return default_generator.manual_seed(int(seed))
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
+    """torch.random.fork_rng: the RNG state is restored when the block exits."""
+    if not enabled:
+        yield
+        return
+    state = default_generator._seed, default_generator._key
+    try:
+        yield
+    finally:
+        default_generator._seed, default_generator._key = state
+
+
+# ---------------------------------------------------------------------------- samplers
+# Each sampler is (key, static, *params) -> array; `static` is a hashable tuple (shape, numpy dtype, ...).
+
+def _float_for(dt):
+    return jnp.float64 if dt == jnp.float64 else jnp.float32
+
+
+def _uniform(k, static, low, high):
+    shape, dt = static
+    if jnp.issubdtype(dt, jnp.complexfloating):
+        real = jnp.finfo(dt).dtype
+        kr, ki = jax.random.split(k)
+        return jax.lax.complex(jax.random.uniform(kr, shape, real), jax.random.uniform(ki, shape, real)).astype(dt)
+    ft = _float_for(dt)
+    return (low + (high - low) * jax.random.uniform(k, shape, ft)).astype(dt)
+
+
+def _normal(k, static, mean, std):
+    shape, dt = static
+    if jnp.issubdtype(dt, jnp.complexfloating):
+        return (mean + std * jax.random.normal(k, shape, dt)).astype(dt)
+    return (mean + std * jax.random.normal(k, shape, _float_for(dt))).astype(dt)
+
+
+def _randint(k, static, low, high):
+    shape, dt = static
+    return jax.random.randint(k, shape, low, high, dtype=jnp.int64).astype(dt)
+
+
+def _bernoulli(k, static, p):
+    shape, dt = static
+    ft = jnp.float64 if p.dtype == jnp.float64 else jnp.float32
+    return (jax.random.uniform(k, shape, ft) < p.astype(ft)).astype(dt)
+
+
+def _perm(k, static):
+    n, dt = static
+    return jax.random.permutation(k, n).astype(dt)
+
+
+def _exponential(k, static, lambd):
+    shape, dt = static
+    return (jax.random.exponential(k, shape, _float_for(dt)) / lambd).astype(dt)
+
+
+def _geometric(k, static, p):
+    shape, dt = static
+    ft = jnp.float64
+    u = jax.random.uniform(k, shape, ft, minval=jnp.finfo(ft).tiny)
+    return jnp.maximum(jnp.ceil(jnp.log(u) / jnp.log1p(-p)), 1).astype(dt)
+
+
+def _log_normal(k, static, mean, std):
+    shape, dt = static
+    return jnp.exp(mean + std * jax.random.normal(k, shape, _float_for(dt))).astype(dt)
+
+
+def _cauchy(k, static, median, sigma):
+    shape, dt = static
+    return (median + sigma * jax.random.cauchy(k, shape, _float_for(dt))).astype(dt)
+
+
+def _poisson(k, static, lam):
+    (dt,) = static
+    return jax.random.poisson(k, lam.astype(_float_for(lam.dtype)), lam.shape, dtype=jnp.int64).astype(dt)
+
+
+def _multinomial(k, static, p):
+    n, replacement = static
+    ft = _float_for(p.dtype)
+    logits = jnp.log(p.astype(ft))
+    if replacement:
+        out = jax.random.categorical(k, logits, axis=-1, shape=(n,) + p.shape[:-1])
+        return jnp.moveaxis(out, 0, -1).astype(jnp.int64)
+    # Gumbel top-k: sampling without replacement in proportion to p
+    return jax.lax.top_k(logits + jax.random.gumbel(k, p.shape, ft), n)[1].astype(jnp.int64)
+
+
+_SAMPLERS = {f.__name__[1:]: f for f in (_uniform, _normal, _randint, _bernoulli, _perm, _exponential, _geometric,
+                                         _log_normal, _cauchy, _poisson, _multinomial)}
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _run(kind, static, key, *params):
+    new, sub = jax.random.split(jax.random.wrap_key_data(key, impl="threefry2x32"))
+    return jax.random.key_data(new), _SAMPLERS[kind](sub, static, *params)
+
+
+def _generator(generator):
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"expected a torch.Generator as generator, got {type(generator).__name__}")
+    return generator
+
+
+def _draw(generator, kind, static, params, device):
+    """One sample as a jax array on torch `device` (advances the generator)."""
+    gen = _generator(generator)
+    key = gen._key
+    jd = jax_device(device)
+    if not isinstance(key, jax.core.Tracer) and key.devices() != {jd}:
+        key = jax.device_put(key, jd)
+    params = tuple(p._arr() if isinstance(p, Tensor) else p for p in params)
+    gen._key, out = _run(kind, static, key, *params)
+    return out
+
+
+def _make(kind, shape, dt, device, generator, params=(), requires_grad=False, static=None):
+    """A new tensor of `shape`/`dt` on `device` sampled by `kind` (meta: shape only, nothing drawn)."""
+    device = C._device(device)
+    C._check_grad(dt, requires_grad)
+    if device.type == "meta":
+        t = Tensor._from_array(jax.ShapeDtypeStruct(tuple(shape), dt.np), META)
+    else:
+        t = Tensor._from_array(_draw(generator, kind, static or (tuple(shape), dt.np), params, device), device)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _name(dt):
+    return C._legacy_name(dt)
+
+
+_CTYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+          "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+          "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _need_float(fn, dt, complex_ok=True):
+    if dt._cat < 2 or (dt._cat == 3 and not complex_ok):
+        raise NotImplementedError(f"\"{fn}\" not implemented for '{_name(dt)}'")
+
+
+def _concrete(t):
+    return not isinstance(t._arr(), jax.core.Tracer)
+
+
+def _check_all(t, pred, msg):
+    """Raise RuntimeError(msg) unless pred(values) holds everywhere (skipped while tracing)."""
+    if t.device.type != "meta" and _concrete(t) and not bool(_all_jit(pred, t._arr())):
+        raise RuntimeError(msg)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _all_jit(pred, a):
+    return jnp.all(pred(a))
+
+
+def _nonneg(a):
+    return a >= 0
+
+
+def _unit(a):
+    return (a >= 0) & (a <= 1)
+
+
+def _finite_nonneg(a):
+    return jnp.isfinite(a) & (a >= 0)
+
+
+def _positive_rows(a):
+    return jnp.sum(a.astype(jnp.float64), axis=-1) > 0
+
+
+# ---------------------------------------------------------------------------- factories
+
+def _size(args, size, name):
+    return C._size_arg(args, size, name)
+
+
+def rand(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    """torch.rand(*size): uniform on [0, 1) (complex: both parts)."""
+    shape = _size(size_args, size, "rand")
+    dt = C._dt(dtype)
+    _need_float("check_uniform_bounds", dt)
+    return C._to_out(_make("uniform", shape, dt, device, generator, (0.0, 1.0), requires_grad), out)
+
+
+def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
+    """torch.randn(*size): standard normal (complex: real and imaginary parts each of variance 1/2)."""
+    shape = _size(size_args, size, "randn")
+    dt = C._dt(dtype)
+    _need_float("normal_kernel_cpu", dt)
+    return C._to_out(_make("normal", shape, dt, device, generator, (0.0, 1.0), requires_grad), out)
+
+
+def _check_range(low, high, dt):
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    for v, what in ((low, "from"), (high - 1, "to - 1")):
+        if not -(2**63) <= v < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        if dt._cat <= 1:
+            lo, hi = (0, 1) if dt is D.bool else (np.iinfo(dt.np).min, np.iinfo(dt.np).max)
+        elif dt._cat == 2:
+            m = 2 ** (np.finfo(dt.np).nmant + 1)
+            lo, hi = -m, m
+        else:
+            continue
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {_CTYPE[dt.name]}")
+
+
+def _int_arg(v, fn, name, pos):
+    if isinstance(v, Tensor) and v.dtype._cat <= 1 and v.numel() == 1:
+        return v.item()
+    if not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    return int(v)
+
+
+def randint(*args, size=None, low=None, high=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            pin_memory=False, requires_grad=False):
+    """torch.randint(low=0, high, size): integers uniform on [low, high), int64 unless `dtype`."""
+    args = list(args)
+    if size is None:
+        if not args:
+            raise TypeError("randint() missing required argument 'size'")
+        size = args.pop()
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' (position {len(args) + 1}) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        if high is None:
+            high = args[0]
+        else:
+            low = args[0]
+    elif len(args) > 2:
+        raise TypeError(f"randint() takes at most 3 positional arguments ({len(args) + 1} given)")
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    low = 0 if low is None else _int_arg(low, "randint", "low", 1)
+    high = _int_arg(high, "randint", "high", 2)
+    shape = C._sizes((size,), "randint")
+    dt = C._dt(dtype, D.int64)
+    _check_range(low, high, dt)
+    return C._to_out(_make("randint", shape, dt, device, generator, (low, high), requires_grad), out)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
+    """torch.randperm(n): a random permutation of 0..n-1 (int64 unless `dtype`)."""
+    n = _int_arg(n, "randperm", "n", 1)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = C._dt(dtype, D.int64)
+    if dt is D.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dt._cat == 2 and n > 2 ** (np.finfo(dt.np).nmant + 1) + 1:
+        raise RuntimeError(f"n cannot be greater than {2 ** (np.finfo(dt.np).nmant + 1) + 1} for "
+                           f"{_name(dt)} type.")
+    if dt._cat == 1 and n - 1 > np.iinfo(dt.np).max:
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    return C._to_out(_make("perm", (n,), dt, device, generator, (), requires_grad, static=(n, dt.np)), out)
+
+
+def _like_args(input, dtype, device, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return tuple(input.shape), C._dt(dtype, input.dtype), input.device if device is None else device
+
+
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None, pin_memory=False):
+    shape, dt, device = _like_args(input, dtype, device, "rand_like")
+    _need_float("check_uniform_bounds", dt)
+    return _make("uniform", shape, dt, device, generator, (0.0, 1.0), requires_grad)
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None, pin_memory=False):
+    shape, dt, device = _like_args(input, dtype, device, "randn_like")
+    _need_float("normal_kernel_cpu", dt)
+    return _make("normal", shape, dt, device, generator, (0.0, 1.0), requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None, pin_memory=False):
+    """torch.randint_like(input, high) / (input, low, high): integers on [low, high) in input's dtype."""
+    if high is None:
+        low, high = 0, low
+    low = _int_arg(low, "randint_like", "low", 2)
+    high = _int_arg(high, "randint_like", "high", 3)
+    shape, dt, device = _like_args(input, dtype, device, "randint_like")
+    _check_range(low, high, dt)
+    return _make("randint", shape, dt, device, generator, (low, high), requires_grad)
+
+
+# ---------------------------------------------------------------------------- distributions of tensors
+
+def _std_ok(std):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """torch.normal: N(mean, std) elementwise. normal(Tensor, Tensor), normal(Tensor, float=1),
+    normal(float, Tensor), normal(float, float, size). Differentiable in Tensor mean and std
+    (computed as mean + std * eps with eps ~ N(0, 1))."""
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mt or st):
+        if size is None or not isinstance(size, (tuple, list)):
+            got = ", ".join(type(a).__name__ for a in (mean, std, size) if a is not None)
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({got}), but expected "
+                            "one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out "
+                            "= None)\n * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor "
+                            "out = None)\n * (float mean, Tensor std, *, torch.Generator generator = None, Tensor "
+                            "out = None)\n * (float mean, float std, tuple of ints size, *, torch.Generator "
+                            "generator = None, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+                            "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+        _std_ok(float(std))
+        dt = C._dt(dtype)
+        _need_float("normal_kernel_cpu", dt)
+        return C._to_out(_make("normal", C._sizes((size,), "normal"), dt, device, generator,
+                               (float(mean), float(std)), requires_grad), out)
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    dt = tensors[0].dtype if len(tensors) == 1 else D.promote_types(mean.dtype, std.dtype)
+    _need_float("normal_kernel_cpu", dt)
+    if st:
+        _check_all(std, _nonneg, "normal expects all elements of std >= 0.0")
+    else:
+        _std_ok(float(std))
+    shape = jnp.broadcast_shapes(*(tuple(t.shape) for t in tensors)) if len(tensors) == 2 else tuple(tensors[0].shape)
+    if len(tensors) == 2:
+        _broadcast_check(mean.shape, std.shape)
+    dev = tensors[0].device
+    if STATE.enabled and any(t.requires_grad for t in tensors):
+        eps = _make("normal", shape, dt, dev, generator, (0.0, 1.0))
+        res = mean + std * eps
+    else:
+        res = _make("normal", shape, dt, dev, generator, (mean, std))
+    return C._to_out(res, out)
+
+
+def _broadcast_check(a, b):
+    a, b = tuple(a), tuple(b)
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+
+
+def _p_scalar(p, fn="bernoulli_"):
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"{fn} expects p to be in [0, 1], but got p={p:g}")
+    return p
+
+
+_P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+            "If so, please report an enhancement request to PyTorch.)")
+
+
+def _p_tensor(p):
+    _need_float("bernoulli_tensor_cpu_p_", p.dtype, complex_ok=False)
+    _check_all(p, _unit, _P_RANGE)
+    return p
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """torch.bernoulli(input): 1 with probability input[i]; with `p`: probability p, input's shape and dtype."""
+    if p is None:
+        _p_tensor(input)
+        res = _make("bernoulli", tuple(input.shape), input.dtype, input.device, generator, (input,))
+    else:
+        if input.dtype._cat == 3:
+            raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_name(input.dtype)}'")
+        res = _make("bernoulli", tuple(input.shape), input.dtype, input.device, generator,
+                    (jnp.asarray(_p_scalar(p), jnp.float64),))
+    return C._to_out(res, out)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """torch.multinomial: `num_samples` indices per row drawn in proportion to the (unnormalised) weights
+    in `input` (1-D or 2-D); without replacement the indices of a row are distinct."""
+    n = _int_arg(num_samples, "multinomial", "num_samples", 2)
+    if input.dtype._cat != 2:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_name(input.dtype)}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and n > input.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    _check_all(input, _finite_nonneg, "probability tensor contains either `inf`, `nan` or element < 0")
+    _check_all(input, _positive_rows, "invalid multinomial distribution (sum of probabilities <= 0)")
+    shape = tuple(input.shape[:-1]) + (n,)
+    return C._to_out(_make("multinomial", shape, D.int64, input.device, generator, (input,),
+                           static=(n, bool(replacement))), out)
+
+
+def poisson(input, generator=None):
+    """torch.poisson: Poisson(rate=input) samples in input's dtype."""
+    _need_float("poisson_cpu", input.dtype, complex_ok=False)
+    _check_all(input, _nonneg, "invalid Poisson rate, expected rate to be non-negative")
+    return _make("poisson", tuple(input.shape), input.dtype, input.device, generator, (input,),
+                 static=(input.dtype.np,))
+
+
+# ---------------------------------------------------------------------------- in-place Tensor samplers
+
+def _fill_(self, kind, params, generator, static=None):
+    """Write a fresh sample into self in place (through Tensor.copy_: views, versions, autograd)."""
+    if self.device.type == "meta":
+        return self
+    sample = _make(kind, tuple(self.shape), self.dtype, self.device, generator, params, static=static)
+    return self.copy_(sample)
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
+    from_ = kwargs.pop("from", from_)
+    _need_float("check_uniform_bounds", self.dtype)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
+    return _fill_(self, "uniform", (float(from_), float(to)), generator)
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    _need_float("normal_kernel_cpu", self.dtype)
+    _std_ok(float(std))
+    return _fill_(self, "normal", (float(mean), float(std)), generator)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    if self.dtype._cat == 3:
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_name(self.dtype)}'")
+    if isinstance(p, Tensor):
+        _p_tensor(p)
+        _broadcast_check(self.shape, p.shape)
+        return _fill_(self, "bernoulli", (p,), generator)
+    return _fill_(self, "bernoulli", (jnp.asarray(_p_scalar(p), jnp.float64),), generator)
+
+
+def random_(self, from_=0, to=None, *, generator=None, **kwargs):
+    """Tensor.random_(): integers on [0, 2**mantissa] (floats) or [0, max] (ints); random_(to): [0, to);
+    random_(from, to): [from, to)."""
+    from_ = kwargs.pop("from", from_)
+    dt = self.dtype
+    if dt._cat == 3:
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_name(dt)}'")
+    if to is None:
+        if dt._cat == 2:
+            top = 2 ** (np.finfo(dt.np).nmant + 1) + 1
+        elif dt is D.bool:
+            top = 2
+        else:
+            top = min(int(np.iinfo(dt.np).max) + 1, 2**63 - 1)
+        low, high = int(from_), top
+    else:
+        low, high = int(from_), int(to)
+    _check_range(low, high, dt)
+    return _fill_(self, "randint", (low, high), generator)
+
+
+def _random_to(self, *args, generator=None, **kwargs):
+    # random_(to) is random_(0, to); random_(from, to) as written
+    if len(args) == 1 and "to" not in kwargs and "from" not in kwargs:
+        return random_(self, 0, args[0], generator=generator)
+    return random_(self, *args, generator=generator, **kwargs)
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    if self.dtype._cat != 2:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_name(self.dtype)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _fill_(self, "exponential", (float(lambd),), generator)
+
+
+def geometric_(self, p, *, generator=None):
+    if self.dtype._cat in (0, 3):
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{_name(self.dtype)}'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _fill_(self, "geometric", (float(p),), generator)
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    _need_float("log_normal_cpu", self.dtype, complex_ok=False)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _fill_(self, "log_normal", (float(mean), float(std)), generator)
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if self.dtype._cat != 2:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_CTYPE[self.dtype.name]}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _fill_(self, "cauchy", (float(median), float(sigma)), generator)
+
+
+def _bernoulli_method(self, p=None, *, generator=None):
+    return bernoulli(self, p, generator=generator)
+
+
+def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
+    return multinomial(self, num_samples, replacement, generator=generator)
+
+
+METHODS = {"uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "random_": _random_to,
+           "exponential_": exponential_, "geometric_": geometric_, "log_normal_": log_normal_, "cauchy_": cauchy_,
+           "bernoulli": _bernoulli_method, "multinomial": _multinomial_method}
+
+
+def install(cls):
+    """Put the sampling methods on Tensor."""
+    for name, fn in METHODS.items():
+        setattr(cls, name, fn)
