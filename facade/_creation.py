@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import numbers
 import warnings
 
 import jax
@@ -17,7 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
-from ._device import CPU, META, device as _devcls, jax_device
+from ._device import CPU, META, jax_device
+from ._device import device as _devcls
 from ._tensor import Size, Tensor
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -632,7 +632,7 @@ def legacy_new(cls, args, device, dtype=None):
         return _new(lambda jd: jnp.zeros((0,), dtype.np, device=jd), (0,), dtype, device, False)
     if len(args) == 1 and isinstance(args[0], Tensor):
         if explicit and args[0].dtype is not dtype:
-            raise TypeError(f"expected TensorOptions(dtype={dtype}) (got TensorOptions(dtype={args[0].dtype}))")
+            raise TypeError(f"expected {_options(dtype)} (got {_options(args[0].dtype)})")
         return args[0].detach()
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, builtins.bool) for a in args) or \
             (len(args) == 1 and isinstance(args[0], Size)):
@@ -645,6 +645,16 @@ def legacy_new(cls, args, device, dtype=None):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     raise TypeError(f"new() received an invalid combination of arguments - got "
                     f"({', '.join(_type_name(a) for a in args)})")
+
+
+CTYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+         "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+         "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _options(dtype):
+    return (f"TensorOptions(dtype={CTYPE[dtype.name]}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
 
 
 class _LegacyMeta(type):

@@ -32,6 +32,10 @@ class device:
             index = int(idx)
         if type not in _TYPES:
             raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: {type}")
+        if index is not None:
+            index = int(index)  # a bool index would alias the int in _intern's cache
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         return _intern(type, index)
 
     def __repr__(self):
@@ -40,9 +44,7 @@ class device:
     def __str__(self):
         return self.type + ("" if self.index is None else f":{self.index}")
 
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+    def __eq__(self, other):  # like torch, a device never equals a string
         return isinstance(other, device) and other.type == self.type and other.index == self.index
 
     def __hash__(self):

@@ -161,16 +161,16 @@ def _static(v):
         return ("U", tuple(_static(x) for x in v))
     if isinstance(v, slice):
         return ("slice", _static(v.start), _static(v.stop), _static(v.step))
-    if isinstance(v, Tensor):
-        return ("C", v.tolist())
-    if isinstance(v, np.ndarray):
-        return ("C", v.tolist())
+    if isinstance(v, (Tensor, np.ndarray)):  # a tensor's values as a (hashable) static Python value
+        return _static(v.tolist())
     if isinstance(v, np.generic):
-        return v.item()
+        return _static(v.item())
     if isinstance(v, D.dtype):
         return v.np
     if type(v) is tuple or isinstance(v, (dict, set)):
         raise TypeError(f"unhashable static argument {v!r}")
+    if isinstance(v, (bool, float)):  # True, 1 and 1.0 hash alike: keep them apart in the jit cache
+        return ("C", v, type(v))
     return v
 
 

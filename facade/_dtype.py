@@ -172,19 +172,25 @@ class finfo:
     def __init__(self, type: dtype | None = None):
         type = type or _default[0]
         if type._cat < 2:
-            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle '{type}'")
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
         info = jnp.finfo(type.to_real().np)
         self.bits = info.bits
         self.eps = float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -int(info.precision)
         self.dtype = type.to_real().name
 
-    def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:e}, max={self.max:e}, eps={self.eps:e}, "
-                f"smallest_normal={self.smallest_normal:e}, tiny={self.tiny:e}, dtype={self.dtype})")
+    def __eq__(self, other):
+        return isinstance(other, finfo) and vars(self) == vars(other)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):  # c10 prints doubles with %g
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
 class iinfo:
@@ -192,9 +198,11 @@ class iinfo:
 
     def __init__(self, type: dtype):
         if type._cat >= 2:
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle '{type}'")
-        info = np.iinfo(np.uint8 if type is bool else type.np)
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        if type is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        info = np.iinfo(type.np)
         self.bits, self.max, self.min, self.dtype = info.bits, int(info.max), int(info.min), type.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

@@ -21,7 +21,8 @@ import numpy as np
 
 from . import _creation as C
 from . import _dtype as D
-from ._device import META, device as _devcls, jax_device
+from ._device import META, jax_device
+from ._device import device as _devcls
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 
@@ -49,6 +50,8 @@ class Generator:
         self.manual_seed(_DEFAULT_SEED)
 
     def manual_seed(self, seed):
+        if not isinstance(seed, (int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         seed = int(seed)
         if not -(2**63) <= seed < _U64:
             raise ValueError("Overflow when unpacking long long")
@@ -255,9 +258,7 @@ def _name(dt):
     return C._legacy_name(dt)
 
 
-_CTYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-          "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-          "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_CTYPE = C.CTYPE
 
 
 def _need_float(fn, dt, complex_ok=True):
@@ -321,11 +322,11 @@ def randn(*size_args, size=None, generator=None, out=None, dtype=None, layout=No
 
 
 def _check_range(low, high, dt):
+    if not (-(2**63) <= low < 2**63 and -(2**63) <= high < 2**63):
+        raise ValueError("Overflow when unpacking long long")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     for v, what in ((low, "from"), (high - 1, "to - 1")):
-        if not -(2**63) <= v < 2**63:
-            raise ValueError("Overflow when unpacking long long")
         if dt._cat <= 1:
             lo, hi = (0, 1) if dt is D.bool else (np.iinfo(dt.np).min, np.iinfo(dt.np).max)
         elif dt._cat == 2:
@@ -459,9 +460,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_all(std, _nonneg, "normal expects all elements of std >= 0.0")
     else:
         _std_ok(float(std))
-    shape = jnp.broadcast_shapes(*(tuple(t.shape) for t in tensors)) if len(tensors) == 2 else tuple(tensors[0].shape)
     if len(tensors) == 2:
         _broadcast_check(mean.shape, std.shape)
+    shape = jnp.broadcast_shapes(*(tuple(t.shape) for t in tensors))
     dev = tensors[0].device
     if STATE.enabled and any(t.requires_grad for t in tensors):
         eps = _make("normal", shape, dt, dev, generator, (0.0, 1.0))
@@ -578,7 +579,9 @@ def random_(self, from_=0, to=None, *, generator=None, **kwargs):
     from_ = kwargs.pop("from", from_)
     dt = self.dtype
     if dt._cat == 3:
-        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_name(dt)}'")
+        if to is None and from_ == 0:
+            raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_name(dt)}'")
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if to is None:
         if dt._cat == 2:
             top = 2 ** (np.finfo(dt.np).nmant + 1) + 1

@@ -32,6 +32,20 @@ _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bflo
 class Size(tuple):
     """torch.Size: a tuple of ints, as `Tensor.size()` returns."""
 
+    def __new__(cls, sizes=()):
+        out = []
+        for i, s in enumerate(sizes):
+            if not isinstance(s, int):
+                try:
+                    if isinstance(s, Tensor) and s.dtype._cat > 1:
+                        raise TypeError
+                    s = s.__index__()
+                except (AttributeError, TypeError):
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(s).__name__}')") from None
+            out.append(s)
+        return tuple.__new__(cls, out)
+
     def __repr__(self):
         return f"torch.Size([{', '.join(map(str, self))}])"
 
@@ -43,10 +57,18 @@ class Size(tuple):
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
-        return Size(r) if isinstance(i, slice) else r
+        return tuple.__new__(Size, r) if isinstance(i, slice) else r
 
     def __add__(self, other):
         return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
 
     def __reduce__(self):
         return (Size, (tuple(self),))
@@ -273,7 +295,7 @@ class Tensor:
     @property
     def shape(self):
         a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
-        return Size(a.shape)
+        return tuple.__new__(Size, a.shape)  # shapes hold ints already: skip Size's checks
 
     @property
     def dtype(self):
@@ -286,7 +308,13 @@ class Tensor:
 
     @property
     def T(self):
-        return self.permute(*reversed(range(self.ndim)))
+        n = self.ndim
+        if n not in (0, 2):
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(*reversed(range(n))) if n > 1 else self
 
     @property
     def mT(self):
@@ -452,7 +480,7 @@ class Tensor:
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
         if requires_grad and self.dtype._cat < 2:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -517,6 +545,8 @@ class Tensor:
                                                strides=tuple(s * isz for s in strides))
 
     def __array__(self, dtype=None, copy=None):
+        if self.requires_grad:
+            self.numpy()  # torch's error
         a = self._host()
         return a.astype(dtype) if dtype is not None else a
 
@@ -539,8 +569,8 @@ class Tensor:
     def __bool__(self):
         n = self.numel()
         if n != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'more than one' if n else 'no'} value"
-                               f"{'s' if n else ''} is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {'more than one value' if n else 'no values'} is "
+                               "ambiguous")
         return bool(self.item())
 
     def _scalar(self):
@@ -763,12 +793,12 @@ def _parse_to(args, kwargs, t):
     for a in args:
         if isinstance(a, D.dtype):
             dtype = a
+        elif isinstance(a, bool):
+            pass  # positional non_blocking / copy
         elif isinstance(a, (str, _devcls, int)):
             device = _devcls(a)
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
-        elif isinstance(a, bool):
-            pass  # positional non_blocking / copy
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
     if device is not None:

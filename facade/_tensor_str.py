@@ -193,7 +193,6 @@ def _add_suffixes(s, suffixes, indent):
 
 def tensor_repr(t, tensor_contents=None):
     """repr(t) exactly as torch prints it."""
-    from ._creation import default_device
     from ._tensor import Tensor
 
     cls = type(t)
@@ -202,7 +201,7 @@ def tensor_repr(t, tensor_contents=None):
     indent = len(prefix)
     suffixes = []
     dev = t.device
-    if dev.type != default_device().type or (dev.type == "cuda" and (dev.index or 0) != 0):
+    if dev.type != "cpu":  # torch compares with its default tensor type's device, which is cpu here
         suffixes.append(f"device='{dev}'")
     dtype = t.dtype
     default = D.get_default_dtype()

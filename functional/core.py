@@ -9,6 +9,9 @@ def astype(input, dtype):
     """`input` cast to numpy dtype `dtype` (torch's `.to(dtype)`; complex -> real keeps the real part)."""
     if jnp.iscomplexobj(input) and not jnp.issubdtype(dtype, jnp.complexfloating):
         input = input.real
+    dtype = jnp.dtype(dtype)
+    if jnp.issubdtype(input.dtype, jnp.floating) and jnp.issubdtype(dtype, jnp.integer) and dtype.itemsize < 4:
+        input = input.astype(jnp.int32)  # torch (C++ on x86) wraps out-of-range values here; XLA would saturate
     return input.astype(dtype)
 
 
@@ -30,4 +33,7 @@ def copy(input, src, non_blocking=False):
 
 def fill(input, value):
     """`input`'s shape and dtype filled with `value` (torch's `fill_`)."""
+    if jnp.ndim(value):
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {jnp.ndim(value)} "
+                           "dimensions.")
     return jnp.full(input.shape, value, input.dtype)

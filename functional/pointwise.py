@@ -581,12 +581,25 @@ def logaddexp2(input, other):
     return jnp.logaddexp2(input, other)
 
 
+@jax.custom_jvp
+def _xlogy(x, y):
+    return jnp.where(jnp.isnan(y), y, jnp.where(x == 0, jnp.zeros((), x.dtype), x * jnp.log(y)))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    # torch: d/dx is log(y), but 0 where x == 0 and y <= 0; d/dy is x / y.
+    x, y = primals
+    tx, ty = tangents
+    dx = jnp.where((x == 0) & (y <= 0), jnp.zeros((), x.dtype), jnp.log(y))
+    return _xlogy(x, y), dx * tx + x / y * ty
+
+
 def xlogy(input, other):
     """input * log(other), taken as 0 where input is 0 (nan where other is nan)."""
     _broadcast(input, other)
     _refuse("xlogy_cpu", input, complex=True)
-    zero = jnp.zeros((), input.dtype)
-    return jnp.where(jnp.isnan(other), other, jnp.where(input == 0, zero, input * jnp.log(other)))
+    return _xlogy(input, other)
 
 
 def copysign(input, other):
@@ -698,20 +711,44 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return jnp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
+def _extreme_jvp(out, x, y, tx, ty, x_wins):
+    # torch: ties split the gradient evenly; where the two are unordered (nan) both get all of it.
+    half = jnp.asarray(0.5, out.dtype)
+    gx = jnp.where(x == y, half, jnp.where(x_wins(y, x), 0, 1).astype(out.dtype))
+    gy = jnp.where(x == y, half, jnp.where(x_wins(x, y), 0, 1).astype(out.dtype))
+    return out, gx * tx + gy * ty
+
+
+@jax.custom_jvp
+def _maximum(x, y):
+    return jnp.maximum(x, y)
+
+
+_maximum.defjvp(lambda p, t: _extreme_jvp(_maximum(*p), *p, *t, jnp.greater))
+
+
+@jax.custom_jvp
+def _minimum(x, y):
+    return jnp.minimum(x, y)
+
+
+_minimum.defjvp(lambda p, t: _extreme_jvp(_minimum(*p), *p, *t, jnp.less))
+
+
 def maximum(input, other):
-    """Elementwise max; nan propagates; at ties the gradient is split evenly."""
+    """Elementwise max; nan propagates. Gradient: split evenly at ties, to both where nan."""
     _broadcast(input, other)
     if _is_complex(input):
         raise RuntimeError("maximum not implemented for complex tensors.")
-    return jnp.maximum(input, other)
+    return _maximum(input, other)
 
 
 def minimum(input, other):
-    """Elementwise min; nan propagates; at ties the gradient is split evenly."""
+    """Elementwise min; nan propagates. Gradient: split evenly at ties, to both where nan."""
     _broadcast(input, other)
     if _is_complex(input):
         raise RuntimeError("minimum not implemented for complex tensors.")
-    return jnp.minimum(input, other)
+    return _minimum(input, other)
 
 
 def fmax(input, other):
@@ -963,10 +1000,19 @@ def complex(real, imag):
     return lax.complex(*jnp.broadcast_arrays(real, imag)).astype(dt)
 
 
+@jax.custom_jvp
+def _polar(abs, angle):
+    return lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle))
+
+
+# torch: d out = sgn(out) d abs + i out d angle (so the gradient to abs is 0 where abs is 0)
+_polar.defjvp(lambda p, t: (lambda out: (out, sgn(out) * t[0] + 1j * out * t[1]))(_polar(*p)))
+
+
 def polar(abs, angle):
     """abs * (cos(angle) + 1j * sin(angle)), from two float tensors of one dtype."""
     _complex_parts(abs, angle)
-    return lax.complex(*jnp.broadcast_arrays(abs * jnp.cos(angle), abs * jnp.sin(angle)))
+    return _polar(*jnp.broadcast_arrays(abs, angle))
 
 
 def view_as_real(input):

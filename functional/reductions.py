@@ -207,7 +207,8 @@ def _sqrt(x):
 @_sqrt.defjvp
 def _sqrt_jvp(primals, tangents):
     y = jnp.sqrt(primals[0])
-    return y, jnp.where(y == 0, 0, tangents[0] / (2 * y)).astype(y.dtype)
+    zero = y == 0
+    return y, tangents[0] * jnp.where(zero, 0, 1 / (2 * jnp.where(zero, 1, y))).astype(y.dtype)
 
 
 def _var_mean(input, dim, unbiased, keepdim, correction):
@@ -222,7 +223,9 @@ def _var_mean(input, dim, unbiased, keepdim, correction):
     axes = _axes(dim, input.ndim)
     x = _upcast(input)
     m = jnp.mean(x, axes, keepdims=True)
-    c = x - m
+    # the mean's part of the gradient sums to zero; torch leaves it out, which keeps 2c/(N - correction)
+    # finite-or-inf (not inf - inf) when N - correction is 0
+    c = x - lax.stop_gradient(m)
     sq = c.real ** 2 + c.imag ** 2 if jnp.iscomplexobj(c) else c * c
     # torch divides by max(0, N - correction): a non-positive count gives inf or nan
     var = jnp.sum(sq, axes, keepdims=keepdim) / builtins.max(0, _count(input.shape, axes) - correction)

@@ -94,6 +94,8 @@ def reshape(input, shape):
 def view(input, shape):
     """`reshape`, or with a dtype for `shape`: the same bytes read as that dtype (the last dim scales by the
     ratio of element sizes)."""
+    if isinstance(shape, (tuple, list)) and len(shape) == 1 and isinstance(shape[0], np.dtype):
+        shape = shape[0]
     if isinstance(shape, np.dtype):
         return _view_dtype(input, shape)
     return reshape(input, shape)

@@ -241,6 +241,7 @@ def histc(input, bins=100, min=0, max=0):
     # torch bins in the input dtype, rounding after each operation (XLA may fuse half ops in float32)
     fi = jnp.finfo(input.dtype)
     r = functools.partial(jax.lax.reduce_precision, exponent_bits=fi.nexp, mantissa_bits=fi.nmant)
+    x, lo, hi = (v.astype(jnp.promote_types(v.dtype, jnp.float32)) for v in (x, lo, hi))
     pos = r(r(r(x - lo) * bins) / r(hi - lo)).astype(jnp.int64)
     pos = jnp.where(pos == bins, bins - 1, pos)
     keep = (x >= lo) & (x <= hi)

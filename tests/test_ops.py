@@ -80,6 +80,9 @@ def invoke(mod, info, args, kwargs):
 def to_np(x):
     if isinstance(x, torch.Tensor):
         x = x.detach()
+        if x._is_zerotensor():  # torch's symbolic zero gradients (e.g. of sgn)
+            x = torch.zeros(x.shape, dtype=x.dtype)
+        x = x.resolve_conj().resolve_neg()  # lazy conj()/neg() views
         return x.float().numpy() if x.dtype == torch.bfloat16 else x.numpy()
     if isinstance(x, facade.Tensor):
         x = x.detach()

@@ -175,7 +175,8 @@ def test_repr_float32_under_float64_default():
 
 def test_format_and_str():
     for fn in (lambda t: f"{t.tensor(3.14159):.3f}", lambda t: f"{t.tensor(7):04d}", lambda t: f"{t.tensor([1.5])}",
-               lambda t: "{}".format(t.tensor([[1, 2]])), lambda t: f"{t.tensor(2.5, requires_grad=True):.1f}"):
+               lambda t: "{}".format(t.tensor([[1, 2]])),  # noqa: UP032
+               lambda t: f"{t.tensor(2.5, requires_grad=True):.1f}"):
         assert fn(facade) == fn(torch)
     with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
         f"{facade.tensor([1.0]):.3f}"

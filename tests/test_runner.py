@@ -108,6 +108,8 @@ def test_tensor_ops(tmp_path):
         print(c.tolist(), a.tolist())
         print(torch.zeros(2, 3) + torch.ones(3), torch.arange(5).sum().item())
         print(float(a.sum()), int(i.sum()), bool(a.sum()))
+        print(a[0, 1].item(), a[:, 0], a[1], (a > 0).tolist(), (a > 0).sum().item())
+        print(torch.cat([a, a]).shape, torch.cat([a, a], dim=1).sum(0))
     """)
     assert_same_numbers(ref, got)
 

@@ -78,6 +78,8 @@ def _swap(n, a, b):
 
 
 def _movedim_perm(n, vals):
+    if n == 0:
+        return []
     src, dst = vals[1], vals[2]
     src = [_w(d, n) for d in ((src,) if isinstance(src, int) else src)]
     dst = [_w(d, n) for d in ((dst,) if isinstance(dst, int) else dst)]
@@ -139,7 +141,8 @@ def _piece(kind, spec):
 
 
 def _tensor_split_spec(vals):
-    return next(v for v in (vals[4], vals[5], vals[1]) if v is not None)
+    spec = next(v for v in (vals[3], vals[4], vals[1]) if v is not None)
+    return spec.tolist() if hasattr(spec, "tolist") else spec
 
 
 def _unbound(g, out, vals, k):

