@@ -561,6 +561,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if x.size == 0 and (ord < 0 or ord == math.inf) and (dim is None or any(x.shape[d] == 0 for d in axes)):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on an empty tensor because the "
                            "operation does not have an identity")
+    if x.dtype in _HALF:  # torch accumulates half types in float32
+        return _vnorm(x.astype(jnp.float32), float(ord), axes, keepdim, True).astype(x.dtype)
     return _vnorm(x, float(ord), axes, keepdim, True)
 
 
@@ -581,7 +583,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         A = A.astype(dtype)
     d0, d1 = _dims(dim, A.ndim)
     if ord == "fro":
-        return _vnorm(A, 2.0, (d0, d1), keepdim, True)
+        return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
         _float_input(A, "linalg.matrix_norm", low=False)
         s = svdvals(jnp.moveaxis(A, (d0, d1), (-2, -1)))
@@ -589,7 +591,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         return jnp.expand_dims(out, sorted((d0, d1))) if keepdim else out
     if abs(ord) == math.inf:
         d0, d1 = d1, d0
-    sums = _vnorm(A, 1.0, (d0,), True, True)
+    sums = vector_norm(A, 1, (d0,), True)
     out = jnp.max(sums, d1, keepdims=True) if ord > 0 else jnp.min(sums, d1, keepdims=True)
     return out if keepdim else jnp.squeeze(out, (d0, d1))
 

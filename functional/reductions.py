@@ -115,19 +115,21 @@ def _nonempty(name, input, axes, dim, numel_msg=True):
 
 # ---------------------------------------------------------------------------- selection with torch's tie gradient
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
-def _select(x, pick, axes, keepdim):
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
+def _select(x, pick, axes, keepdim, nan_ties=True):
     """pick(x, axes) (keepdims) for a reduction that selects an element: max, min, median. Its gradient
-    is shared evenly among the elements equal to the result (NaN counts as equal to NaN), like torch's."""
+    is shared evenly among the elements equal to the result, like torch's. With `nan_ties` a NaN result
+    counts as equal to the NaNs (max, min, median); without, its gradient is NaN (amax, amin)."""
     return _squeeze(pick(x, axes), axes, keepdim)
 
 
 @_select.defjvp
-def _select_jvp(pick, axes, keepdim, primals, tangents):
+def _select_jvp(pick, axes, keepdim, nan_ties, primals, tangents):
     (x,), (t,) = primals, tangents
     v = pick(x, axes)
-    hit = (x == v) | (jnp.isnan(x) & jnp.isnan(v))
-    dv = jnp.sum(jnp.where(hit, t, 0), axes, keepdims=True) / jnp.sum(hit, axes, keepdims=True)
+    hit = (x == v) | (jnp.isnan(x) & jnp.isnan(v)) if nan_ties else x == v
+    share = hit / jnp.sum(hit, axes, keepdims=True)  # 0/0 = NaN when nothing ties (amax of NaN), as torch
+    dv = jnp.sum(share * t, axes, keepdims=True)
     return _squeeze(v, axes, keepdim), _squeeze(dv.astype(v.dtype), axes, keepdim)
 
 
@@ -285,7 +287,7 @@ def min(input, dim=None, keepdim=False):
 def _amext(name, input, dim, keepdim, pick):
     axes = _axes(dim, input.ndim)
     _nonempty(name, input, axes, dim)
-    return _select(input, pick, axes, keepdim)
+    return _select(input, pick, axes, keepdim, False)
 
 
 def amax(input, dim=(), keepdim=False):
@@ -306,7 +308,7 @@ def aminmax(input, *, dim=None, keepdim=False):
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
                                "no identity.")
         raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
-    return _select(input, _pick_min, axes, keepdim), _select(input, _pick_max, axes, keepdim)
+    return _select(input, _pick_min, axes, keepdim, False), _select(input, _pick_max, axes, keepdim, False)
 
 
 def _argext(name, input, dim, keepdim, arg):
@@ -366,7 +368,8 @@ def _vector_norm_jvp(p, axes, keepdim, primals, tangents):
     (x,), (t,) = primals, tangents
     norm = _pnorm(x, p, axes)
     a = jnp.abs(x)
-    sgn = jnp.where(a == 0, 0, x / jnp.where(a == 0, 1, a))
+    sgn = jnp.where(a == 0, 0, x / jnp.where(a == 0, 1, a)) if jnp.iscomplexobj(x) else jnp.sign(x)
+    sgn = jnp.where(jnp.isnan(x), 0, sgn)  # torch's sign(nan) is 0
     if p == 0:
         coef = jnp.zeros_like(x)
     elif p == 1:

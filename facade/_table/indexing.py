@@ -199,8 +199,11 @@ def _item(it):
     """One index item in canonical form: int, slice of ints, None, Ellipsis, bool or Tensor."""
     if isinstance(it, Tensor) or it is None or it is Ellipsis:
         return it
-    if isinstance(it, (bool, np.bool_)):
-        return bool(it)
+    if isinstance(it, bool):
+        return it
+    if isinstance(it, np.bool_):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                         "indices (got numpy.bool)")
     if isinstance(it, slice):
         return slice(_as_int(it.start), _as_int(it.stop), _as_int(it.step))
     if isinstance(it, (list, tuple, np.ndarray)):

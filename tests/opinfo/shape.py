@@ -222,8 +222,8 @@ def unfold_samples(rng):
 
 def flip_samples(rng):
     a = arr(rng, (2, 3, 4))
-    return [S(a, 0), S(a, (0, 2)), S(a, -1, 1), S(a, ()), S(a, (0, 0)), S(a, 3), S(arr(rng, ()), 0),
-            S(T(rng), 0), S(arr(rng, (3,), np.int64), dims=[0])]
+    return [S(a, (0,)), S(a, (0, 2)), S(a, [-1, 1]), S(a, ()), S(a, (0, 0)), S(a, (3,)), S(arr(rng, ()), (0,)),
+            S(T(rng), (0,)), S(arr(rng, (3,), np.int64), dims=[0]), S(arr(rng, (2, 3), np.bool_), (1,))]
 
 
 def roll_samples(rng):
@@ -340,7 +340,7 @@ register(
     OpInfo("select", select_samples),
     OpInfo("Tensor.unfold", unfold_samples),
     OpInfo("flip", flip_samples),
-    OpInfo("Tensor.flip", lambda rng: [S(arr(rng, (2, 3)), 0, 1)]),
+    OpInfo("Tensor.flip", lambda rng: [S(arr(rng, (2, 3)), 0, 1), S(arr(rng, (2, 3)), 1)]),
     OpInfo("fliplr", lambda rng: [S(arr(rng, (2, 3))), S(arr(rng, (3,))), S(T(rng))]),
     OpInfo("flipud", lambda rng: [S(arr(rng, (2, 3))), S(arr(rng, ())), S(arr(rng, (3,), np.int64))]),
     OpInfo("roll", roll_samples),
