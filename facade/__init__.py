@@ -35,6 +35,8 @@ strided = "torch.strided"
 __version__ = "2.13.0"
 
 from . import cuda, linalg, special  # noqa: E402
+from . import hub, serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 _table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special})
 _random.install(Tensor)

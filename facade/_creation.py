@@ -8,6 +8,7 @@ as shapes only, without computing anything.
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import warnings
 
@@ -16,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
+from . import _host
 from ._device import CPU, META, jax_device
 from ._device import device as _devcls
 from ._tensor import Size, Tensor
@@ -105,16 +107,35 @@ def _new(make, shape, dtype, device, requires_grad):
     if device.type == "meta":
         t = Tensor._from_array(jax.ShapeDtypeStruct(tuple(shape), dtype.np), META)
     else:
-        a = make(jax_device(device))
+        a = make(_host.jax_device(device) if _host.ACTIVE else jax_device(device))  # host mode: None, numpy
         t = Tensor._from_array(a, device)
     if requires_grad:
         t.requires_grad = True
     return t
 
 
+_SMALL = 1 << 14  # arrays up to this many elements are made on the host and copied over (cheaper than a dispatch)
+
+
+def _put(arr, jd):
+    """A fresh host array onto JAX device `jd` (left uncommitted when `jd` is JAX's default device)."""
+    if jd is None:  # host mode (a DataLoader worker): the numpy array itself
+        return arr
+    return jnp.asarray(arr) if jd == jax.devices()[0] else jax.device_put(arr, jd)
+
+
+def _full(shape, value, np_dt, jd):
+    if math.prod(shape) <= _SMALL or jd is None:
+        try:
+            return _put(np.full(shape, value, np_dt), jd)
+        except (OverflowError, TypeError, ValueError):
+            pass
+    return jnp.full(shape, value, np_dt, device=jd)
+
+
 def _from_host(arr, dtype, device, requires_grad=False):
     """A tensor holding a copy of host (numpy) array `arr`, cast to torch `dtype`."""
-    return _new(lambda jd: jnp.asarray(arr, dtype=dtype.np, device=jd), arr.shape, dtype, device, requires_grad)
+    return _new(lambda jd: _put(arr.astype(dtype.np, copy=False), jd), arr.shape, dtype, device, requires_grad)
 
 
 def _scalar_category_dtype(x):
@@ -260,13 +281,40 @@ def _store(data, sizes, dtype):
     try:
         arr = np.array(flat, dtype=host)
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
+        raise ValueError("Overflow when unpacking long long") from None
     if dtype._cat == 1 and arr.size:
         info = np.iinfo(dtype.np)
         if arr.min() < info.min or arr.max() > info.max:
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     np_dt = dtype.np
     return arr.astype(np_dt).reshape(sizes)
+
+
+_PY_CAT = {builtins.bool: 0, int: 1, float: 2, complex: 3}
+
+
+def _fast_to_host(data, sizes, dtype):
+    """The common case at C speed: regular nested lists/tuples of Python numbers (None otherwise)."""
+    level = data
+    for s in sizes[1:]:
+        if not all(type(x) in (list, tuple) for x in level) or set(map(len, level)) - {s}:
+            return None
+        level = list(itertools.chain.from_iterable(level))
+    types = set(map(type, level))
+    if not types <= _PY_CAT.keys():
+        return None
+    if dtype is None:
+        cat = max((_PY_CAT[t] for t in types), default=2)
+        dtype = (D.bool, D.int64, D.get_default_dtype(), None)[cat] or _leaf_dtype(1j)
+    try:
+        arr = np.array(level, dtype=_NP_HOST[dtype._cat])
+    except (TypeError, ValueError, OverflowError):
+        return None  # the general path raises torch's error
+    if dtype._cat == 1 and arr.size:
+        info = np.iinfo(dtype.np)
+        if arr.min() < info.min or arr.max() > info.max:
+            return None
+    return arr.astype(dtype.np).reshape(sizes), dtype
 
 
 def _to_host(data, dtype=None):
@@ -278,6 +326,9 @@ def _to_host(data, dtype=None):
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     sizes = _compute_sizes(data)
+    fast = _fast_to_host(data, sizes, dtype) if sizes else None
+    if fast is not None:
+        return fast
     inferred = _infer_dtype(data)
     dtype = dtype or inferred
     if not sizes:  # a scalar
@@ -322,7 +373,7 @@ def _copy_tensor(t, dtype, device, requires_grad):
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     """torch.scalar_tensor: a 0-dim tensor of the default dtype (not inferred from `s`)."""
     dtype = _dt(dtype)
-    return _new(lambda jd: jnp.asarray(_num(s), dtype=dtype.np, device=jd), (), dtype, device, requires_grad)
+    return _new(lambda jd: _put(np.asarray(_num(s), dtype=dtype.np), jd), (), dtype, device, requires_grad)
 
 
 def from_numpy(ndarray):
@@ -395,7 +446,7 @@ def _filled(value, name, doc):
              requires_grad=False, memory_format=None, names=None):
         shape = _size_arg(size_args, size, name)
         dt = _dt(dtype)
-        t = _new(lambda jd: jnp.full(shape, value, dt.np, device=jd), shape, dt, device, requires_grad)
+        t = _new(lambda jd: _full(shape, value, dt.np, jd), shape, dt, device, requires_grad)
         return _to_out(t, out)
 
     make.__name__ = make.__qualname__ = name
@@ -424,7 +475,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     shape = _sizes((size,), "full")
     dt = _dt(dtype) if dtype is not None else _scalar_category_dtype(fill_value)
     v = _num(fill_value)
-    return _to_out(_new(lambda jd: jnp.full(shape, v, dt.np, device=jd), shape, dt, device, requires_grad), out)
+    return _to_out(_new(lambda jd: _full(shape, v, dt.np, jd), shape, dt, device, requires_grad), out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -507,9 +558,12 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError("invalid size, possible overflow?")
 
     def make(jd):
+        xp, kw = (np, {}) if n <= _SMALL or jd is None else (jnp, {"device": jd})
         if dt._cat == 1:
-            return (istart + jnp.arange(n, dtype=jnp.int64, device=jd) * istep).astype(dt.np)
-        return (float(start) + jnp.arange(n, dtype=jnp.float64, device=jd) * float(step)).astype(dt.np)
+            a = (istart + xp.arange(n, dtype=np.int64, **kw) * istep).astype(dt.np)
+        else:
+            a = (float(start) + xp.arange(n, dtype=np.float64, **kw) * float(step)).astype(dt.np)
+        return _put(a, jd) if xp is np else a
 
     return _to_out(_new(make, (n,), dt, device, requires_grad), out)
 
@@ -613,7 +667,10 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dt = _dt(dtype)
-    return _to_out(_new(lambda jd: jnp.eye(n, m, dtype=dt.np, device=jd), (n, m), dt, device, requires_grad), out)
+    def make(jd):
+        return _put(np.eye(n, m, dtype=dt.np), jd) if n * m <= _SMALL or jd is None else jnp.eye(n, m, dtype=dt.np, device=jd)
+
+    return _to_out(_new(make, (n, m), dt, device, requires_grad), out)
 
 
 # ---------------------------------------------------------------------------- legacy constructors
@@ -629,7 +686,7 @@ def legacy_new(cls, args, device, dtype=None):
         raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {_devcls(device).type} "
                            "was passed")
     if not args:
-        return _new(lambda jd: jnp.zeros((0,), dtype.np, device=jd), (0,), dtype, device, False)
+        return _new(lambda jd: _full((0,), 0, dtype.np, jd), (0,), dtype, device, False)
     if len(args) == 1 and isinstance(args[0], Tensor):
         if explicit and args[0].dtype is not dtype:
             raise TypeError(f"expected {_options(dtype)} (got {_options(args[0].dtype)})")
@@ -637,7 +694,7 @@ def legacy_new(cls, args, device, dtype=None):
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, builtins.bool) for a in args) or \
             (len(args) == 1 and isinstance(args[0], Size)):
         shape = _sizes(args, "new")
-        return _new(lambda jd: jnp.zeros(shape, dtype.np, device=jd), shape, dtype, device, False)
+        return _new(lambda jd: _full(shape, 0, dtype.np, jd), shape, dtype, device, False)
     if len(args) == 1 and _is_seq(args[0]) and not isinstance(args[0], str):
         arr, dtype = _to_host(args[0], dtype)
         return _from_host(arr, dtype, device)

@@ -16,6 +16,7 @@ import jax
 import numpy as np
 
 from . import _dtype as D
+from . import _host
 from .autograd import graph
 from .autograd.grad_mode import STATE
 
@@ -274,7 +275,7 @@ def call(op, args, kwargs):
     comp = op.cache.get(skel)
     if comp is None:
         comp = op.cache[skel] = Compiled(op, skel, cast)
-    result = run(comp, dyn)
+    result = _host.run(comp, skel, dyn) if _host.ACTIVE else run(comp, dyn)  # host: DataLoader workers
     if op.view and (op.view is True or op.view(vals)):
         _mark_views(op, vals[0], result, args, kwargs)
     if out is not None:

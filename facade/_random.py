@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _creation as C
 from . import _dtype as D
+from . import _host
 from ._device import META, jax_device
 from ._device import device as _devcls
 from ._tensor import Tensor
@@ -37,6 +38,10 @@ _U64 = 2**64
 def _key_data(seed):
     """The threefry key of a 64-bit seed (as jax.random.key(seed) would make it)."""
     return np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], dtype=np.uint32)
+
+
+def _host_key(data):
+    return data  # numpy until the first draw places it: importing facade must not start JAX's runtime
 
 
 class Generator:
@@ -56,7 +61,7 @@ class Generator:
         if not -(2**63) <= seed < _U64:
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed % _U64
-        self._key = jnp.asarray(_key_data(self._seed))
+        self._key = _host_key(_key_data(self._seed))
         return self
 
     def seed(self):
@@ -84,7 +89,7 @@ class Generator:
             raise RuntimeError(f"Expected a generator state of size 16 but found the input RNG state size to be "
                                f"{raw.size}")
         self._seed = int(raw[:8].view("<u8")[0])
-        self._key = jnp.asarray(raw[8:].view("<u4").astype(np.uint32))
+        self._key = _host_key(raw[8:].view("<u4").astype(np.uint32))
         return self
 
     def clone_state(self):
@@ -163,9 +168,8 @@ def _randint(k, static, low, high):
 
 
 def _bernoulli(k, static, p):
-    shape, dt = static
-    ft = jnp.float64 if p.dtype == jnp.float64 else jnp.float32
-    return (jax.random.uniform(k, shape, ft) < p.astype(ft)).astype(dt)
+    shape, dt, ft = static
+    return (jax.random.uniform(k, shape, ft) < jnp.asarray(p, ft)).astype(dt)
 
 
 def _perm(k, static):
@@ -232,9 +236,12 @@ def _generator(generator):
 def _draw(generator, kind, static, params, device):
     """One sample as a jax array on torch `device` (advances the generator)."""
     gen = _generator(generator)
+    if _host.ACTIVE:  # a DataLoader worker: numpy draws, no JAX
+        _host.jax_device(device)
+        return _host.draw(gen, kind, static, params)
     key = gen._key
     jd = jax_device(device)
-    if not isinstance(key, jax.core.Tracer) and key.devices() != {jd}:
+    if isinstance(key, np.ndarray) or (not isinstance(key, jax.core.Tracer) and key.devices() != {jd}):
         key = jax.device_put(key, jd)
     params = tuple(p._arr() if isinstance(p, Tensor) else p for p in params)
     gen._key, out = _run(kind, static, key, *params)
@@ -272,7 +279,10 @@ def _concrete(t):
 
 def _check_all(t, pred, msg):
     """Raise RuntimeError(msg) unless pred(values) holds everywhere (skipped while tracing)."""
-    if t.device.type != "meta" and _concrete(t) and not bool(_all_jit(pred, t._arr())):
+    if t.device.type == "meta" or not _concrete(t):
+        return
+    a = t._arr()
+    if not bool(np.all(pred(a)) if isinstance(a, np.ndarray) else _all_jit(pred, a)):  # numpy: host mode
         raise RuntimeError(msg)
 
 
@@ -499,16 +509,23 @@ def _p_tensor(p):
     return p
 
 
+def _bern_static(out, p):
+    """(shape, dtype, the float dtype uniforms are drawn in: float64 only for float64 probabilities)."""
+    wide = (p.dtype if isinstance(p, Tensor) else out.dtype) is D.float64
+    return tuple(out.shape), out.dtype.np, np.dtype(np.float64 if wide else np.float32)
+
+
 def bernoulli(input, p=None, *, generator=None, out=None):
     """torch.bernoulli(input): 1 with probability input[i]; with `p`: probability p, input's shape and dtype."""
     if p is None:
         _p_tensor(input)
-        res = _make("bernoulli", tuple(input.shape), input.dtype, input.device, generator, (input,))
+        res = _make("bernoulli", tuple(input.shape), input.dtype, input.device, generator, (input,),
+                    static=_bern_static(input, input))
     else:
         if input.dtype._cat == 3:
             raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_name(input.dtype)}'")
-        res = _make("bernoulli", tuple(input.shape), input.dtype, input.device, generator,
-                    (jnp.asarray(_p_scalar(p), jnp.float64),))
+        res = _make("bernoulli", tuple(input.shape), input.dtype, input.device, generator, (_p_scalar(p),),
+                    static=_bern_static(input, p))
     return C._to_out(res, out)
 
 
@@ -549,8 +566,16 @@ def _fill_(self, kind, params, generator, static=None):
     return self.copy_(sample)
 
 
+def _from_kwarg(kwargs, default):
+    """`from` is a Python keyword, so `x.uniform_(from=1)` arrives in **kwargs."""
+    value = kwargs.pop("from", default)
+    if kwargs:
+        raise TypeError(f"got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return value
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
-    from_ = kwargs.pop("from", from_)
+    from_ = _from_kwarg(kwargs, from_)
     _need_float("check_uniform_bounds", self.dtype)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
@@ -569,14 +594,14 @@ def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         _p_tensor(p)
         _broadcast_check(self.shape, p.shape)
-        return _fill_(self, "bernoulli", (p,), generator)
-    return _fill_(self, "bernoulli", (jnp.asarray(_p_scalar(p), jnp.float64),), generator)
+        return _fill_(self, "bernoulli", (p,), generator, static=_bern_static(self, p))
+    return _fill_(self, "bernoulli", (_p_scalar(p),), generator, static=_bern_static(self, p))
 
 
 def random_(self, from_=0, to=None, *, generator=None, **kwargs):
     """Tensor.random_(): integers on [0, 2**mantissa] (floats) or [0, max] (ints); random_(to): [0, to);
     random_(from, to): [from, to)."""
-    from_ = kwargs.pop("from", from_)
+    from_ = _from_kwarg(kwargs, from_)
     dt = self.dtype
     if dt._cat == 3:
         if to is None and from_ == 0:

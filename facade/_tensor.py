@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _dispatch
 from . import _dtype as D
+from . import _host
 from ._device import CPU, META, device as _devcls, jax_device, of_array
 from .autograd import graph
 from .autograd.grad_mode import STATE
@@ -132,7 +133,7 @@ class Tensor:
         b = self._base
         if b is None:
             a = self._np
-            return jnp.asarray(a) if a is not None else self._data
+            return (a if _host.ACTIVE else jnp.asarray(a)) if a is not None else self._data
         if self._bsv == b._sv and self._data is not None and b._np is None:
             return self._data
         grad = not self._detached and b.requires_grad and STATE.enabled
@@ -188,7 +189,8 @@ class Tensor:
         """Flat positions in the root base that this view reads (shape of the view)."""
         if self._idx is None:
             b = self._base
-            t = Tensor._from_array(jnp.arange(max(b.numel(), 1), dtype=jnp.int64)[: b.numel()].reshape(b.shape))
+            xp = np if _host.ACTIVE else jnp
+            t = Tensor._from_array(xp.arange(max(b.numel(), 1), dtype=np.int64)[: b.numel()].reshape(b.shape))
             with _no_grad():
                 for op, args, kwargs, k in self._view:
                     t = _dispatch.call(op, (t, *args), dict(kwargs) if kwargs else None)
@@ -545,8 +547,8 @@ class Tensor:
                                                strides=tuple(s * isz for s in strides))
 
     def __array__(self, dtype=None, copy=None):
-        if self.requires_grad:
-            self.numpy()  # torch's error
+        if self.requires_grad or self._device.type != "cpu":
+            self.numpy()  # torch's errors
         a = self._host()
         return a.astype(dtype) if dtype is not None else a
 
@@ -770,6 +772,8 @@ class _no_grad:
 
 
 def _rebuild_tensor(arr, dev, requires_grad):
+    if _host.ACTIVE:  # unpickled in a DataLoader worker: a host tensor
+        return Tensor._from_array(arr, CPU)
     t = Tensor._from_array(jnp.asarray(arr), CPU).to(dev)
     t.requires_grad = requires_grad
     return t
@@ -850,6 +854,8 @@ def _device_put(input, device):
 
 
 def _put_flat(base, index, src):
+    if _host.ACTIVE:
+        return _host.put_flat(base, index, src)
     from functional import put_flat
 
     return put_flat(base, index, src.astype(base.dtype))

@@ -259,35 +259,62 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """input with the src values at each position (index as in `scatter`) reduced into it by `reduce`:
     'sum', 'prod', 'mean', 'amax' or 'amin'; without include_self, input's own value at a position that
     receives any src value is left out. Integer 'mean' rounds down."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     where, src, _ = _scatter_index(input, dim, index, src)
     base = _at(input)
-    hit = jnp.zeros(base.shape, bool).at[where].set(True)
     if reduce == "prod":
         return _reshape_like(input, _scatter_prod(base, where, src, include_self))
+    if reduce in ("amax", "amin"):
+        return _reshape_like(input, _scatter_extreme(base, where, src, reduce, include_self))
+    hit = jnp.zeros(base.shape, bool).at[where].set(True)
     if not include_self:
-        if reduce in ("sum", "mean"):
-            fill = 0
-        elif jnp.issubdtype(base.dtype, jnp.floating):
-            fill = -jnp.inf if reduce == "amax" else jnp.inf
-        else:
-            info = jnp.iinfo(base.dtype) if base.dtype != jnp.bool_ else None
-            fill = (info.min if reduce == "amax" else info.max) if info else reduce == "amin"
-        base = jnp.where(hit, jnp.asarray(fill, base.dtype), base)
+        base = jnp.where(hit, jnp.zeros_like(base), base)
+    total = base.at[where].add(src)
     if reduce == "sum":
-        out = base.at[where].add(src)
-    elif reduce == "amax":
-        out = base.at[where].max(src)
-    elif reduce == "amin":
-        out = base.at[where].min(src)
-    else:
-        total = base.at[where].add(src)
-        count = jnp.zeros(base.shape, base.dtype).at[where].add(jnp.ones_like(src))
-        count = count + (1 if include_self else 0)
-        count = jnp.where(count == 0, jnp.ones_like(count), count)
-        out = total // count if jnp.issubdtype(base.dtype, jnp.integer) else total / count
+        return _reshape_like(input, total)
+    count = jnp.zeros(base.shape, base.dtype).at[where].add(jnp.ones_like(src)) + (1 if include_self else 0)
+    count = jnp.where(count == 0, jnp.ones_like(count), count)
+    out = total // count if jnp.issubdtype(base.dtype, jnp.integer) else total / count
     return _reshape_like(input, out)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3, 4))
+def _scatter_extreme(base, where, src, reduce, include_self):
+    return _extreme_fwd(base, where, src, reduce, include_self)[0]
+
+
+def _extreme_fwd(base, where, src, reduce, include_self):
+    hit = jnp.zeros(base.shape, bool).at[where].set(True)
+    if not include_self:
+        if jnp.issubdtype(base.dtype, jnp.floating):
+            fill = -jnp.inf if reduce == "amax" else jnp.inf
+        elif base.dtype == jnp.bool_:
+            fill = reduce == "amin"
+        else:
+            fill = jnp.iinfo(base.dtype).min if reduce == "amax" else jnp.iinfo(base.dtype).max
+        base_in = jnp.where(hit, jnp.asarray(fill, base.dtype), base)
+    else:
+        base_in = base
+    out = base_in.at[where].max(src) if reduce == "amax" else base_in.at[where].min(src)
+    return out, (base, where, src, hit, out)
+
+
+def _extreme_bwd(reduce, include_self, res, g):
+    # torch's formula: the gradient is shared evenly by every value equal to the result, input's own
+    # value counted among them even without include_self (whose share is then dropped).
+    base, where, src, hit, out = res
+    self_is = (base == out).astype(g.dtype)
+    src_is = (src == out[where]).astype(g.dtype)
+    share = g / (self_is.at[where].add(src_is))
+    g_base = self_is * share
+    if not include_self:
+        g_base = jnp.where(hit, jnp.zeros_like(g_base), g_base)
+    return g_base, None, src_is * share[where]
+
+
+_scatter_extreme.defvjp(_extreme_fwd, _extreme_bwd)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(3,))

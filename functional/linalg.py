@@ -696,6 +696,8 @@ def solve(A, B, *, left=True):
 def det(A):
     """Determinant of square matrices (..., n, n) -> (...)."""
     _square(A, "linalg.det", kernel="lu_cpu")
+    if A.shape[-1] == 0:
+        return jnp.ones(A.shape[:-2], A.dtype)
     return jnp.linalg.det(A)
 
 
@@ -703,6 +705,8 @@ def det(A):
 def slogdet(A):
     """(sign, log|det|) of square matrices; sign is 0 and log|det| is -inf for singular ones."""
     _square(A, "linalg.slogdet")
+    if A.shape[-1] == 0:
+        return jnp.ones(A.shape[:-2], A.dtype), jnp.zeros(A.shape[:-2], jnp.real(A).dtype)
     return tuple(jnp.linalg.slogdet(A))
 
 
@@ -754,8 +758,10 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     U returned, when `upper`), read from A's lower (upper) triangle. `info` is 0, or the
     order of the first leading minor that is not positive-definite (then L is not finite)."""
     _square(A, "linalg.cholesky", kernel="cholesky_cpu")
+    if A.shape[-1] == 0:
+        return A, jnp.zeros(A.shape[:-2], jnp.int32)
     H = _hermitian(A, not upper)
-    L = jax.lax.linalg.cholesky(H, symmetrize_input=False) if A.shape[-1] else H
+    L = jax.lax.linalg.cholesky(H, symmetrize_input=False)
     return (_mH(L) if upper else L), _chol_info(H)
 
 
@@ -953,8 +959,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     sv = S if driver in ("gelsd", "gelss") else empty
     res = empty
     if m > n and driver != "gelsy":
-        res = jnp.sum(jnp.abs(_product(A, X) - Bm) ** 2, -2)
-        res = res[..., 0] if vector else res
+        res = jnp.sum(jnp.abs(_product(A, X) - Bm) ** 2, -2)  # (..., k): a vector B keeps its k = 1
     return (X[..., 0] if vector else X), res, rank.astype(jnp.int64), sv
 
 

@@ -37,8 +37,6 @@ __all__ = [
     "bitwise_not", "invert", "bitwise_left_shift", "bitwise_right_shift",
     # complex numbers
     "real", "imag", "conj", "angle", "polar", "complex", "view_as_real", "view_as_complex",
-    # still here until the linalg family takes it
-    "matmul",
 ]
 
 # torch's names of dtypes, as its error messages spell them.
@@ -813,7 +811,8 @@ def _compare(kernel, fn, ordered):
         return fn(input, other)
 
     compare.__name__ = compare.__qualname__ = kernel
-    compare.__doc__ = f"input {dict(eq='==', ne='!=', lt='<', le='<=', gt='>', ge='>=')[kernel]} other, elementwise (bool)."
+    symbol = dict(eq="==", ne="!=", lt="<", le="<=", gt=">", ge=">=")[kernel]
+    compare.__doc__ = f"input {symbol} other, elementwise (bool result)."
     return compare
 
 
@@ -1032,10 +1031,4 @@ def view_as_complex(input):
     if input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     return lax.complex(input[..., 0], input[..., 1])
-
-
-# ---------------------------------------------------------------------------- leaving for linalg
-
-def matmul(input, other):
-    return jnp.matmul(input, other, precision="highest")
 

@@ -128,7 +128,9 @@ def _select_jvp(pick, axes, keepdim, nan_ties, primals, tangents):
     (x,), (t,) = primals, tangents
     v = pick(x, axes)
     hit = (x == v) | (jnp.isnan(x) & jnp.isnan(v)) if nan_ties else x == v
-    share = hit / jnp.sum(hit, axes, keepdims=True)  # 0/0 = NaN when nothing ties (amax of NaN), as torch
+    count = jnp.sum(hit, axes, keepdims=True)
+    # nothing ties when amax meets a NaN: torch's 0/0 makes the gradient NaN (spelled out, as XLA folds 0/0)
+    share = jnp.where(count == 0, jnp.nan, hit / jnp.maximum(count, 1)).astype(t.dtype)
     dv = jnp.sum(share * t, axes, keepdims=True)
     return _squeeze(v, axes, keepdim), _squeeze(dv.astype(v.dtype), axes, keepdim)
 
@@ -377,7 +379,7 @@ def _vector_norm_jvp(p, axes, keepdim, primals, tangents):
     elif p == 2:
         coef = jnp.where(norm == 0, 0, x / jnp.where(norm == 0, 1, norm))
     elif math.isinf(p):
-        hit = (a == norm) | jnp.isnan(a)
+        hit = ((a == norm) | jnp.isnan(a)).astype(a.dtype)
         coef = sgn * hit / jnp.sum(hit, axes, keepdims=True)
     elif p < 1:
         coef = sgn * jnp.where(x == 0, 0, a ** (p - 1)) * norm ** (1 - p)

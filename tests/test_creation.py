@@ -69,6 +69,9 @@ CASES = {
     "requires_grad": lambda t: t.tensor([1.0], requires_grad=True),
     "big_int_float": lambda t: t.tensor([2**63, 1.5]),
     "min_int64": lambda t: t.tensor([-(2**63)]),
+    "int64_overflow": lambda t: t.tensor([2**63]),
+    "int64_overflow_neg": lambda t: t.tensor([1, -(2**63) - 1]),
+    "int64_overflow_nested": lambda t: t.tensor([[1], [2**64]]),
     # torch.tensor errors
     "ragged": lambda t: t.tensor([[1, 2], [3, 4, 5]]),
     "ragged_deep": lambda t: t.tensor([[[1, 2]], [[3, 4, 5]]]),

@@ -71,6 +71,7 @@ CASES = {
     "np_asarray": lambda t: np.asarray(t.tensor(X)).tolist(),
     "np_asarray_dtype": lambda t: np.asarray(t.tensor(X), dtype=np.int64).tolist(),
     "np_array_rg": lambda t: np.array(t.tensor([1.0], requires_grad=True)),
+    "np_array_meta": lambda t: np.array(t.ones(2, device="meta")),
     "np_sum": lambda t: float(np.sum(t.tensor(X).numpy())),
     # properties
     "shape": lambda t: t.zeros(2, 3).shape,

@@ -70,13 +70,13 @@ def _dim_size(t, dim):
 
 def _check_gather(vals):
     self, dim, index = vals[0], vals[1], vals[2]
-    _long_index("gather", index)
+    _long_index("gather", index, True)
     _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)))
 
 
 def _check_scatter(vals, fn="scatter", src_name="src"):
     self, dim, index = vals[0], vals[1], vals[2]
-    _long_index(fn, index)
+    _long_index(fn, index, True)
     if isinstance(vals[3], Tensor) and src_name:
         _same_dtype(fn if fn != "scatter_reduce" else "scatter", self, vals[3])
         if vals[3].ndim != index.ndim and not (vals[3].ndim <= 1 and index.ndim <= 1):
@@ -94,7 +94,8 @@ def _check_index_select(vals):
 
 def _check_index_add(vals):
     self, dim, index, source = vals[0], vals[1], vals[2], vals[3]
-    _long_index("index_add", index, True)
+    _long_index("index_add_", index, True, msg=f"index_add_(): Expected dtype int32/int64 for index but got: "
+                f"{_name(index)}")
     if source.dtype is not self.dtype:
         raise RuntimeError(f"index_add_(): self ({_name(self)}) and source ({_name(source)}) must have the same "
                            "scalar type")

@@ -19,17 +19,28 @@ def _arg(args, kwargs, i, name):
 
 
 def _tensors(*params):
-    """Route key: which of the (position, name) params are Tensors."""
+    """Route key: which of the (position, name) params are Tensors (a bool for one param)."""
+    if len(params) == 1:
+        (i, n), = params
+        return lambda args, kwargs: isinstance(_arg(args, kwargs, i, n), Tensor)
     return lambda args, kwargs: tuple(isinstance(_arg(args, kwargs, i, n), Tensor) for i, n in params)
 
 
-def _overloads(name, fn, key, grad_names, **kw):
-    """One row per torch overload of `name` (key -> autograd node name); the first row is the one
-    installed, and routes each call to the row of `key(args, kwargs)`."""
-    rows = {k: Op(name, fn, grad_name=g, **kw) for k, g in grad_names.items()}
+def _overloads(name, fn, key, variants, **kw):
+    """One row per torch overload of `name`: `variants` maps a key to the row's autograd node name,
+    or to a dict of the row's own Op arguments (fn included). The first row is the one installed; it routes each
+    call to the row of `key(args, kwargs)`."""
+    rows = {k: Op(name, **{"fn": fn, **kw, **(v if isinstance(v, dict) else {"grad_name": v})})
+            for k, v in variants.items()}
     first = next(iter(rows.values()))
     first.route = lambda args, kwargs: rows.get(key(args, kwargs))
     return first
+
+
+def _alpha(args, kwargs):
+    """alpha= given: only then is it a traced argument (a default 1 passed to every jitted call costs
+    more than the add itself)."""
+    return bool(kwargs) and "alpha" in kwargs
 
 
 _BINARY = _tensors((0, "input"), (1, "other"))
@@ -55,6 +66,11 @@ def _check_addcdiv(vals):
 def _where_method(input, condition, other):
     """Tensor.where(condition, other): torch.where(condition, self, other)."""
     return F.where(condition, input, other)
+
+
+def _where_nonzero(condition):
+    """torch.where(condition) alone: condition.nonzero(as_tuple=True) (data-dependent shape, not jitted)."""
+    return F.nonzero(condition, as_tuple=True)
 
 
 def _unary(name, fn, *, to_float=True, inplace=True, **kw):
@@ -96,19 +112,24 @@ _round = _overloads("round", F.round, lambda args, kwargs: bool(kwargs and kwarg
 
 OPS = [
     # ---------------------------------------------------------------- arithmetic
-    Op("add", F.add, arrays=("input", "other", "alpha"), promote=("input", "other"), dunders=("__add__",),
-       rdunders=("__radd__",), inplace=True, inplace_dunders=("__iadd__",), saves=()),
-    _overloads("sub", F.sub, _tensors((0, "input")), {True: "SubBackward0", False: "RsubBackward1"},
-               arrays=("input", "other", "alpha"), promote=("input", "other"), dunders=("__sub__",),
-               rdunders=("__rsub__",), inplace=True, inplace_dunders=("__isub__",), saves=(), check=_check_sub,
-               aliases=("subtract",)),
+    _overloads("add", F.add, _alpha, {False: {}, True: dict(arrays=("input", "other", "alpha"))},
+               arrays=("input", "other"), promote=("input", "other"), dunders=("__add__",), rdunders=("__radd__",),
+               inplace=True, inplace_dunders=("__iadd__",), saves=()),
+    _overloads("sub", F.sub, lambda args, kwargs: (isinstance(_arg(args, kwargs, 0, "input"), Tensor),
+                                                   _alpha(args, kwargs)),
+               {(True, False): "SubBackward0", (False, False): "RsubBackward1",
+                (True, True): dict(grad_name="SubBackward0", arrays=("input", "other", "alpha")),
+                (False, True): dict(grad_name="RsubBackward1", arrays=("input", "other", "alpha"))},
+               arrays=("input", "other"), promote=("input", "other"), dunders=("__sub__",), rdunders=("__rsub__",),
+               inplace=True, inplace_dunders=("__isub__",), saves=(), check=_check_sub, aliases=("subtract",)),
     _binary("mul", F.mul, "mul", aliases=("multiply",)),
     _overloads("div", F.div, lambda args, kwargs: (isinstance(_arg(args, kwargs, 0, "input"), Tensor),
                                                    _arg(args, kwargs, 2, "rounding_mode") is not None),
                {(True, False): "DivBackward0", (True, True): "DivBackward2", (False, False): "MulBackward0",
                 (False, True): "DivBackward2"},
                arrays=("input", "other"), promote="all", to_float=lambda vals: vals[2] is None, inplace=True,
-               dunders=("__truediv__",), rdunders=("__rtruediv__",), inplace_dunders=("__itruediv__",),
+               dunders=("__truediv__", "__div__"), rdunders=("__rtruediv__", "__rdiv__"),
+               inplace_dunders=("__itruediv__", "__idiv__"),
                aliases=("divide", "true_divide")),
     _binary("floor_divide", F.floor_divide, "floordiv", grad_name="NotImplemented"),
     _overloads("remainder", F.remainder, _BINARY, {(True, True): "RemainderBackward1",
@@ -119,7 +140,8 @@ OPS = [
     _overloads("fmod", F.fmod, _BINARY, {(True, True): "FmodBackward1", (True, False): "FmodBackward0"},
                arrays=("input", "other"), promote="all", inplace=True),
     _overloads("pow", F.pow, _tensors((0, "input"), (1, "exponent")), _POW, arrays=("input", "exponent"),
-               promote="all", inplace=True, dunders=("__pow__",), rdunders=("__rpow__",), inplace_dunders=("__ipow__",)),
+               promote="all", inplace=True, dunders=("__pow__",), rdunders=("__rpow__",),
+               inplace_dunders=("__ipow__",)),
     _overloads("float_power", F.float_power, _tensors((0, "input"), (1, "exponent")), _POW,
                arrays=("input", "exponent"), inplace=True),
     Op("neg", F.neg, promote="all", dunders=("__neg__",), inplace=True, saves=(), aliases=("negative",)),
@@ -204,7 +226,10 @@ OPS = [
     Op("isclose", F.isclose, arrays=("input", "other"), differentiable=False),
     Op("allclose", F.allclose, arrays=("input", "other"), differentiable=False, post=bool),
     Op("equal", F.equal, arrays=("input", "other"), promote="all", differentiable=False, post=bool),
-    Op("where", F.where, arrays=("condition", "input", "other"), promote=("input", "other"), method=False),
+    _overloads("where", F.where, lambda args, kwargs: len(args) == 1 and not kwargs,
+               {False: {}, True: dict(fn=_where_nonzero, arrays=("condition",), promote=(), jit=False,
+                                      differentiable=False)},
+               arrays=("condition", "input", "other"), promote=("input", "other"), method=False),
     Op("where", _where_method, arrays=("input", "condition", "other"), promote=("input", "other"), function=False,
        grad_name="WhereBackward0"),
     # ---------------------------------------------------------------- logical and bitwise
@@ -240,7 +265,4 @@ OPS = [
     Op("xlogy", F.xlogy, arrays=("input", "other"), promote="all", to_float=True, method=False,
        module="torch.special", route=_xlogy.route),
     Op("round", F.round, promote="all", method=False, module="torch.special", route=_round.route),
-    # ---------------------------------------------------------------- leaving for linalg
-    Op("matmul", F.matmul, arrays=("input", "other"), promote="all", dunders=("__matmul__",),
-       rdunders=("__rmatmul__",), grad_name="MmBackward0"),
 ]

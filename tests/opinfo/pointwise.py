@@ -226,7 +226,8 @@ register(
                                                            "atan2", "exp2", "log1p")),
     *(i for n in ("exp", "tanh", "sigmoid", "erf", "abs", "floor") for i in half(n)),
     *(i for n in ("log", "sqrt", "rsqrt") for i in half(n, low=0.1, high=4.0)),
-    OpInfo("atan2", chain(binary(mixed=((I64, F32), (I64, I64)), scalars=()), fixed((A(0.0, 1.0, 0.0), A(0.0, 0.0, -1.0)),
+    OpInfo("atan2", chain(binary(mixed=((I64, F32), (I64, I64)), scalars=()),
+                          fixed((A(0.0, 1.0, 0.0), A(0.0, 0.0, -1.0)),
                                                                          (A(1 + 1j, dtype=C64), A(1j, dtype=C64))))),
     OpInfo("arctan2", fixed((A(1.0, -1.0), A(-2.0, 0.5)))),
     OpInfo("hypot", chain(binary(mixed=((F32, F64),), scalars=()),
@@ -242,8 +243,9 @@ register(
                              fixed((A(0.0, -0.0, 1.0, -1.0), A(-1.0, 1.0, -0.0, 0.0)), (A(1.0, -2.0), -1),
                                    (A(1 + 1j, dtype=C64), A(1 + 1j, dtype=C64))))),
     OpInfo("heaviside", fixed((A(-1.0, 0.0, 2.0), A(0.5, 0.5, 0.5)), (A(-1.0, 0.0, 2.0), np.array(0.25, F32)),
-                              (A(-1, 0, 2, dtype=I64), A(7, 7, 7, dtype=I64)), (A(True, False, dtype=B), A(True, dtype=B)),
-                              (A(-1.0, 0.0), A(0.5, 0.5, dtype=F64)), (A(1j, dtype=C64), A(1j, dtype=C64))), grad=False),
+                              (A(-1, 0, 2, dtype=I64), A(7, 7, 7, dtype=I64)),
+                              (A(True, False, dtype=B), A(True, dtype=B)), (A(-1.0, 0.0), A(0.5, 0.5, dtype=F64)),
+                              (A(1j, dtype=C64), A(1j, dtype=C64))), grad=False),
 )
 
 # ------------------------------------------------------------------------------------------ rounding, clamping
@@ -253,7 +255,8 @@ register(
       for n in ("floor", "ceil", "trunc", "round", "frac")),
     OpInfo("fix", fixed((_ROUND,), (A(1, 2, dtype=I64),))),
     OpInfo("round", fixed(((_ROUND,), dict(decimals=1)), ((A(125.0, 135.0, -155.0, 1234.5678),), dict(decimals=-1)),
-                          ((A(1.2345, -2.5678, dtype=F64),), dict(decimals=3)), ((A(1, 2, dtype=I64),), dict(decimals=1)),
+                          ((A(1.2345, -2.5678, dtype=F64),), dict(decimals=3)),
+                          ((A(1, 2, dtype=I64),), dict(decimals=1)),
                           ((A(1.5, 2.5),), dict(decimals=1.5)))),
     OpInfo("clamp", chain(
         fixed(((_ROUND,), dict(min=-1.5, max=1.5)), ((_ROUND,), dict(min=-0.5)), ((_ROUND,), dict(max=1.25)),
@@ -331,7 +334,9 @@ register(
                           (A(1, 0, dtype=U8), A(1.0, 2.0), A(3.0, 4.0)),
                           (A(1.0, 0.0), A(1.0, 2.0), A(3.0, 4.0)),
                           (np.ones(3, B), A(1.0, 2.0, 3.0, 4.0), A(1.0, 2.0, 3.0)),
-                          (np.array(True), np.zeros((0, 2), F32), A(1.0, 2.0)))),
+                          (np.array(True), np.zeros((0, 2), F32), A(1.0, 2.0)),
+                          (np.array([[True, False, True], [False, False, True]]),),  # torch.where(c): nonzero
+                          (A(1.0, 0.0, 2.0),))),
     OpInfo("Tensor.where", fixed((A(1.0, 2.0, 3.0), A(True, False, True, dtype=B), A(-1.0, -2.0, -3.0)),
                                  (A(1.0, 2.0), A(False, True, dtype=B), 0.0))),
 )
