@@ -34,8 +34,9 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
 
-    import facade
     import torch
+
+    import facade
 
     rng = np.random.default_rng(0)
     values = [rng.standard_normal(args.numel, dtype=np.float32) for _ in range(args.tensors)]

@@ -41,6 +41,8 @@ from .serialization import load, save  # noqa: E402
 _table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special})
 _random.install(Tensor)
 
+from . import utils  # noqa: E402  (after install: utils.data uses torch.stack and friends)
+
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)

@@ -668,7 +668,9 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dt = _dt(dtype)
     def make(jd):
-        return _put(np.eye(n, m, dtype=dt.np), jd) if n * m <= _SMALL or jd is None else jnp.eye(n, m, dtype=dt.np, device=jd)
+        if n * m <= _SMALL or jd is None:
+            return _put(np.eye(n, m, dtype=dt.np), jd)
+        return jnp.eye(n, m, dtype=dt.np, device=jd)
 
     return _to_out(_new(make, (n, m), dt, device, requires_grad), out)
 

@@ -8,15 +8,22 @@ storage offsets from exactly this layout, so it matters beyond being readable by
 
 from __future__ import annotations
 
-import io
 import struct
+import threading
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 ALIGNMENT = 64
-_LIM = 0xFFFFFFFF  # past this a size or offset needs zip64 fields (miniz's MZ_UINT32_MAX test)
+_PARALLEL_CRC = 1 << 20
+_LIM = 0xFFFFFFFF  # from this on a size or offset goes in zip64 fields (miniz's MZ_UINT32_MAX test)
+_MARK = 0xFFFFFFFF  # what the 32-bit field then holds
+
+
+def _field(v):
+    return v if v < _LIM else _MARK
 _CORRUPT = (". This is an internal miniz error. If you are seeing this error, there is a high likelihood that your "
             "checkpoint file is corrupted. This can happen if the checkpoint was not saved properly, was transferred "
             "incorrectly, or the file was modified after saving.")
@@ -46,12 +53,21 @@ class ZipWriter:
         pad = -start % ALIGNMENT
         extra = z64 + b"FB" + struct.pack("<H", pad) + b"Z" * pad
         flags = 0x0808 if n else 0x0800  # UTF-8 names; sizes and CRC in a data descriptor after the payload
-        local_size = _LIM if z64 else 0
+        local_size = _MARK if z64 else 0
         self._write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, local_size, local_size,
                                 len(fname), len(extra)) + fname + extra)
-        crc = zlib.crc32(data)
-        if n:
+        if n >= _PARALLEL_CRC:  # zlib and the write both release the GIL: checksum while the bytes go out
+            box = []
+            th = threading.Thread(target=lambda: box.append(zlib.crc32(data)))
+            th.start()
             self._write(data)
+            th.join()
+            crc = box[0]
+        else:
+            crc = zlib.crc32(data)
+            if n:
+                self._write(data)
+        if n:
             self._write(struct.pack("<IIQQ", 0x08074B50, crc, n, n) if z64 else
                         struct.pack("<IIII", 0x08074B50, crc, n, n))
         self.entries.append((fname, flags, crc, n, offset))
@@ -64,14 +80,14 @@ class ZipWriter:
             extra = struct.pack(f"<HH{len(fields)}Q", 1, 8 * len(fields), *fields) if fields else b""
             version = 45 if fields else 0
             self._write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, version, version, flags, 0, 0, 0, crc,
-                                    min(n, _LIM), min(n, _LIM), len(fname), len(extra), 0, 0, 0, 0,
-                                    min(offset, _LIM)) + fname + extra)
+                                    _field(n), _field(n), len(fname), len(extra), 0, 0, 0, 0,
+                                    _field(offset)) + fname + extra)
         cd_size, count = self.pos - cd_offset, len(self.entries)
         eocd64 = self.pos
         self._write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, count, count, cd_size, cd_offset))
         self._write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
         self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(count, 0xFFFF), min(count, 0xFFFF),
-                                min(cd_size, _LIM), min(cd_offset, _LIM), 0))
+                                _field(cd_size), _field(cd_offset), 0))
 
 
 def aligned_empty(nbytes: int) -> np.ndarray:
@@ -130,8 +146,8 @@ class ZipReader:
         nlen, elen = struct.unpack("<HH", h[26:30])
         return info.header_offset + 30 + nlen + elen
 
-    def read_into(self, name: str, out: np.ndarray, check_crc: bool = True) -> None:
-        """Fill the uint8 buffer `out` with record `name` (same size), checking the zip's CRC-32."""
+    def read_into(self, name: str, out: np.ndarray, crc: CrcCheck | None = None) -> None:
+        """Fill the uint8 buffer `out` with record `name` (same size), and have `crc` check its CRC-32."""
         info = self._info(name)
         off = self.data_offset(name)
         if off is None:
@@ -142,9 +158,37 @@ class ZipReader:
         if got != out.nbytes:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: the file ends {out.nbytes - got} "
                                f"bytes into the record (truncated checkpoint){_CORRUPT}")
-        if check_crc and info.CRC and zlib.crc32(out) != info.CRC:
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: CRC-32 mismatch, the stored bytes "
-                               f"were modified after saving{_CORRUPT}")
+        if crc is not None:
+            crc.submit(name, info.CRC, out)
+
+
+class CrcCheck:
+    """Checks records' CRC-32 on a worker thread (zlib releases the GIL) while the load goes on; `verify()`
+    raises for the first mismatch. A CRC of 0 is not checked: torch writes 0 when told not to compute it."""
+
+    def __init__(self):
+        self.pool, self.pending = None, []
+
+    def submit(self, name, want, buf):
+        if not want:
+            return
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(1)
+        self.pending.append((name, want, self.pool.submit(zlib.crc32, buf)))
+
+    def verify(self):
+        try:
+            for name, want, got in self.pending:
+                if got.result() != want:
+                    raise RuntimeError(f"PytorchStreamReader failed reading file {name}: CRC-32 mismatch, the "
+                                       f"stored bytes were modified after saving{_CORRUPT}")
+        finally:
+            self.close()
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
 
 def _readinto(f, mv) -> int:
@@ -167,10 +211,3 @@ def is_zipfile(f) -> bool:
     head = f.read(4)
     f.seek(start)
     return head == b"PK\x03\x04"
-
-
-def buffer_of(f):
-    """A zero-copy view of an in-memory stream's bytes, or None."""
-    if isinstance(f, io.BytesIO):
-        return f.getbuffer()
-    return None

@@ -23,7 +23,8 @@ import numpy as np
 
 from . import _pickling as P
 from . import _zipformat as Z
-from ._device import CPU, META, device as _device, gpus
+from ._device import CPU, META, gpus
+from ._device import device as _device
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals", "clear_safe_globals",
            "get_unsafe_globals_in_checkpoint", "default_restore_location", "DEFAULT_PROTOCOL", "StorageType"]
@@ -334,7 +335,7 @@ def _load_zip(reader, restore, meta, mapped, weights_only, pickle_module, pickle
         if order not in (b"little", b"big"):
             raise ValueError("Unknown endianness type: " + order.decode(errors="replace"))
         swap = order.decode() != sys.byteorder
-    loaded = {}
+    loaded, crc = {}, Z.CrcCheck()
 
     def persistent_load(saved_id):
         if not isinstance(saved_id, tuple) or len(saved_id) != 5:
@@ -363,7 +364,7 @@ def _load_zip(reader, restore, meta, mapped, weights_only, pickle_module, pickle
                     raise RuntimeError(f"torch.load: storage record {name} runs past the end of the file")
             else:
                 raw = Z.aligned_empty(nbytes)
-                reader.read_into(name, raw)
+                reader.read_into(name, raw, crc)
             arr = raw.view(dtype.np)
             if swap and dtype.itemsize > 1:
                 arr = arr.byteswap()
@@ -372,7 +373,13 @@ def _load_zip(reader, restore, meta, mapped, weights_only, pickle_module, pickle
         return storage
 
     data = reader.get_record("data.pkl")
-    return _run(_unpickler(data, persistent_load, weights_only, pickle_module, pickle_load_args), restore)
+    try:
+        result = _run(_unpickler(data, persistent_load, weights_only, pickle_module, pickle_load_args), restore)
+    except BaseException:
+        crc.close()
+        raise
+    crc.verify()  # nothing is returned before every storage's bytes are known intact
+    return result
 
 
 def _load_legacy(fh, name, restore, weights_only, pickle_module, pickle_load_args):

@@ -120,9 +120,7 @@ def _check_mv(sm, n, dm, dv):
 
 
 def _check_bmm(s1, s2, d1, d2):
-    if s1[0] != s2[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {s1[0]} and {s2[0]}")
-    if s2[1] != s1[2]:
+    if s2[0] != s1[0] or s2[1] != s1[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, {s1[2]}] but "
                            f"got: [{s2[0]}, {s2[1]}].")
     if d1 != d2:
@@ -292,6 +290,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if input.dtype != batch2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(input.dtype)} and "
                            f"{_name(batch2.dtype)}")
+    if batch1.ndim == batch2.ndim == 3 and batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
     _check_batches(batch1, batch2)
     prod = jnp.einsum("bnk,bkm->nm", batch1, batch2, precision=_HI,
                       preferred_element_type=jnp.float32 if batch1.dtype in _HALF else None)
@@ -393,11 +394,11 @@ def cross(input, other, dim=-1):
     """Cross product of 3-vectors along `dim` (torch.linalg.cross); leading dims broadcast."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    shape = _broadcast(input.shape, other.shape)
-    d = _dim(dim, len(shape))
+    d = _dim(dim, input.ndim)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
+    shape = _broadcast(input.shape, other.shape)
     if input.dtype != other.dtype:
         raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found {_name(other.dtype)}")
     _not_bool(input.dtype, "cross")
@@ -662,7 +663,7 @@ def _solve_shapes(A, B, left):
     Bm = B[..., None] if vector else B
     n = A.shape[-1]
     if (Bm.shape[-2] if left else Bm.shape[-1]) != n:
-        eq, (r, c) = ("AX = B", (A.shape[-2:], Bm.shape[-2:])) if left else ("XA = B", (Bm.shape[-2:], A.shape[-2:]))
+        (r, c), eq = (A.shape[-2:], Bm.shape[-2:]), "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
                            f"({r[0]}x{r[1]} and {c[0]}x{c[1]})")
     return Bm, vector
