@@ -172,6 +172,10 @@ class CrcCheck:
     def submit(self, name, want, buf):
         if not want:
             return
+        if buf.nbytes < _PARALLEL_CRC:  # not worth a hand-over to the thread
+            if zlib.crc32(buf) != want:
+                raise RuntimeError(self.message(name))
+            return
         if self.pool is None:
             self.pool = ThreadPoolExecutor(1)
         self.pending.append((name, want, self.pool.submit(zlib.crc32, buf)))
@@ -180,10 +184,14 @@ class CrcCheck:
         try:
             for name, want, got in self.pending:
                 if got.result() != want:
-                    raise RuntimeError(f"PytorchStreamReader failed reading file {name}: CRC-32 mismatch, the "
-                                       f"stored bytes were modified after saving{_CORRUPT}")
+                    raise RuntimeError(self.message(name))
         finally:
             self.close()
+
+    @staticmethod
+    def message(name):
+        return (f"PytorchStreamReader failed reading file {name}: CRC-32 mismatch, the stored bytes were modified "
+                f"after saving{_CORRUPT}")
 
     def close(self):
         if self.pool is not None:

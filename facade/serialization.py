@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from . import _pickling as P
+from . import _unpickler as U
 from . import _zipformat as Z
 from ._device import CPU, META, gpus
 from ._device import device as _device
@@ -47,15 +48,15 @@ _DOCS_MESSAGE = ("\n\nCheck the documentation of torch.load to learn more about 
 
 def add_safe_globals(safe_globals: list) -> None:
     """Allow `weights_only=True` loads to build/call these globals: objects, or (object, "dotted.name")."""
-    P._user_safe.extend(g for g in safe_globals if g not in P._user_safe)
+    U._user_safe.extend(g for g in safe_globals if g not in U._user_safe)
 
 
 def get_safe_globals() -> list:
-    return list(P._user_safe)
+    return list(U._user_safe)
 
 
 def clear_safe_globals() -> None:
-    P._user_safe.clear()
+    U._user_safe.clear()
 
 
 class safe_globals:
@@ -65,20 +66,20 @@ class safe_globals:
         self.safe_globals = safe_globals
 
     def __enter__(self):
-        self.added = [g for g in self.safe_globals if g not in P._user_safe]
-        P._user_safe.extend(self.added)
+        self.added = [g for g in self.safe_globals if g not in U._user_safe]
+        U._user_safe.extend(self.added)
 
     def __exit__(self, *exc):
         for g in self.added:
-            P._user_safe.remove(g)
+            U._user_safe.remove(g)
 
 
 def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     """The globals a checkpoint names that a weights-only load would refuse (read without running anything)."""
     with _open_read(f) as fh:
         data = Z.ZipReader(fh, _name_of(f)).get_record("data.pkl")
-    allowed = {**P.WeightsUnpickler(io.BytesIO(), None).allowed(), **P._user_names()}
-    return sorted({g for g in P.globals_in(data) if g not in allowed})
+    allowed = {**U.WeightsUnpickler(io.BytesIO(), None).allowed(), **U._user_names()}
+    return sorted({g for g in U.globals_in(data) if g not in allowed})
 
 
 # ---------------------------------------------------------------------------- save
@@ -314,8 +315,8 @@ def _open_read(f):
 def _unpickler(data, persistent_load, weights_only, pickle_module, pickle_load_args):
     fh = io.BytesIO(data) if isinstance(data, (bytes, bytearray, memoryview)) else data
     if weights_only:
-        return P.WeightsUnpickler(fh, persistent_load, encoding=pickle_load_args.get("encoding", "utf-8"))
-    u = P.full_unpickler(pickle_module)(fh, **pickle_load_args)
+        return U.WeightsUnpickler(fh, persistent_load, encoding=pickle_load_args.get("encoding", "utf-8"))
+    u = U.full_unpickler(pickle_module)(fh, **pickle_load_args)
     u.persistent_load = persistent_load
     return u
 
@@ -396,7 +397,7 @@ def _load_legacy(fh, name, restore, weights_only, pickle_module, pickle_load_arg
                            f"1.6) nor a legacy pickle (it starts with {head[:16]!r})")
 
     def header():
-        return P.WeightsUnpickler(fh, None).load()
+        return U.WeightsUnpickler(fh, None).load()
 
     try:
         magic = header()
@@ -419,7 +420,7 @@ def _load_legacy(fh, name, restore, weights_only, pickle_module, pickle_load_arg
             found.setdefault(str(key), (st, str(location), numel))
         return None
 
-    P.ScanUnpickler(fh, note).load()
+    U.ScanUnpickler(fh, note).load()
     keys = header()
     roots = {}
     for key in keys:

@@ -5,8 +5,10 @@ Inputs arrive already promoted to torch's result type (the facade casts them; op
 integer results become floats, such as `sqrt` or `/`, arrive as the default float dtype).
 Ops over several arrays check broadcasting with torch's rule and message (`_broadcast`).
 Gradients are JAX's, except at kinks and poles where torch defines them differently (abs at
-0, pow at 0, atan2 at the origin, copysign, logit, hypot, clamp at its bounds, fmax/fmin
+0, pow at 0, atan2 at the origin, hypot at the origin, copysign at 0, logit outside [0, 1],
+xlogy at 0, polar at abs 0, maximum/minimum at nan, clamp at its bounds and at nan, fmax/fmin
 ties); those functions carry a `jax.custom_jvp` or a `where` form that gives torch's value.
+Errors are torch's types and messages, raised at trace time from dtypes and shapes.
 """
 
 import builtins
@@ -224,6 +226,12 @@ def _pow_jvp(primals, tangents):
     dx = jnp.where(y == 0, jnp.zeros((), out.dtype), y * jnp.power(x, y - 1))
     dy = jnp.where((x == 0) & (jnp.real(y) >= 0), jnp.zeros((), out.dtype), out * jnp.log(x))
     return out, dx * tx + dy * ty
+
+
+def _pow_refusal():
+    """torch's error for an integer tensor raised to a negative integer *number* (the facade checks
+    the Python exponent before it is traced; a negative exponent tensor gives 0, 1 or -1 instead)."""
+    return RuntimeError("Integers to negative integer powers are not allowed.")
 
 
 def pow(input, exponent):
@@ -672,23 +680,26 @@ def frac(input):
 
 def clamp(input, min=None, max=None):
     """input limited to [min, max] (min and max: numbers or tensors, either may be None; where
-    min > max the result is max). Gradients follow torch: input's passes where
-    min <= input <= max, bounds included; min's where input < min < max; max's where
-    input > max or max < min."""
+    min > max the result is max; a nan anywhere gives nan). Gradients follow torch: input's
+    passes where min <= input <= max, bounds included; min's where input < min < max; max's
+    where input > max or max < min; none where a nan is involved."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _is_complex(input):
         raise NotImplementedError("clamp is not supported for complex types")
     _broadcast(input, *(b for b in (min, max) if b is not None))
     if max is None:
-        return jnp.where(input < min, min, input).astype(input.dtype)
-    if min is None:
-        return jnp.where(input > max, max, input).astype(input.dtype)
-    inside = (input >= min) & (input <= max)
-    below = (input < min) & (min < max)
-    above = (input > max) | (max < min)
-    rest = lax.stop_gradient(jnp.minimum(jnp.maximum(input, min), max))  # nan input, or min == max > input
-    return jnp.where(inside, input, jnp.where(below, min, jnp.where(above, max, rest))).astype(input.dtype)
+        picks, rest = [(input >= min, input), (input < min, min)], jnp.maximum(input, min)
+    elif min is None:
+        picks, rest = [(input <= max, input), (input > max, max)], jnp.minimum(input, max)
+    else:
+        picks = [((input >= min) & (input <= max), input), ((input < min) & (min < max), min),
+                 ((input > max) | (max < min), max)]
+        rest = jnp.minimum(jnp.maximum(input, min), max)
+    out = lax.stop_gradient(rest)  # a nan anywhere, or min == max > input: no gradient at all
+    for cond, value in reversed(picks):
+        out = jnp.where(cond, value, out)
+    return out.astype(input.dtype)
 
 
 def clamp_min(input, min):

@@ -71,6 +71,8 @@ CASES = [
     ("c % c", NotImplementedError, "\"remainder_cpu\" not implemented for 'ComplexFloat'"),
     ("torch.fmod(c, c)", NotImplementedError, "\"fmod_cpu\" not implemented for 'ComplexFloat'"),
     ("torch.pow(b, b)", NotImplementedError, "\"pow\" not implemented for 'Bool'"),
+    ("i ** -2", RuntimeError, "Integers to negative integer powers are not allowed."),
+    ("i.pow_(-1)", RuntimeError, "Integers to negative integer powers are not allowed."),
     # dtypes a kernel does not cover
     ("abs(b)", NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'"),
     ("torch.sign(c)", NotImplementedError,

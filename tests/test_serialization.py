@@ -183,6 +183,18 @@ def test_round_trip_here_keeps_aliasing_and_leafness():
     assert f_sd["b"].is_leaf and f_sd["b"].requires_grad
 
 
+def test_view_saved_without_its_base_keeps_the_whole_storage():
+    def view(lib):
+        return make(lib, "float32", (4, 6), 1)[1:, ::2]
+
+    t = torch.load(io.BytesIO(saved(facade, view(facade))))
+    same_tensor(view(torch), t)
+    assert (t.untyped_storage().nbytes(), t.storage_offset(), t.stride()) == (96, 6, (6, 2))
+    f = facade.load(io.BytesIO(saved(torch, view(torch))))
+    same_tensor(view(torch), f)
+    assert (f.storage_offset(), f.stride()) == (6, (6, 2))
+
+
 def test_pickle_bytes_identical_to_torch():
     def data_pkl(b):
         z = zipfile.ZipFile(io.BytesIO(b))

@@ -7,7 +7,7 @@ overload, picked by `route` from which arguments are Tensors.
 """
 
 import functional as F
-from functional.pointwise import _addcdiv_refusal, _sub_refusal
+from functional.pointwise import _addcdiv_refusal, _pow_refusal, _sub_refusal
 
 from .. import _dtype as D
 from .._dispatch import Op
@@ -61,6 +61,12 @@ def _check_addcdiv(vals):
     t1, t2 = vals[1], vals[2]
     if isinstance(t1, Tensor) and isinstance(t2, Tensor) and t1.dtype._cat < 2 and t2.dtype._cat < 2:
         raise _addcdiv_refusal()
+
+
+def _check_pow(vals):
+    input, exponent = vals[0], vals[1]
+    if (isinstance(input, Tensor) and input.dtype._cat < 2 and type(exponent) is int and exponent < 0):
+        raise _pow_refusal()
 
 
 def _where_method(input, condition, other):
@@ -140,7 +146,7 @@ OPS = [
     _overloads("fmod", F.fmod, _BINARY, {(True, True): "FmodBackward1", (True, False): "FmodBackward0"},
                arrays=("input", "other"), promote="all", inplace=True),
     _overloads("pow", F.pow, _tensors((0, "input"), (1, "exponent")), _POW, arrays=("input", "exponent"),
-               promote="all", inplace=True, dunders=("__pow__",), rdunders=("__rpow__",),
+               promote="all", inplace=True, check=_check_pow, dunders=("__pow__",), rdunders=("__rpow__",),
                inplace_dunders=("__ipow__",)),
     _overloads("float_power", F.float_power, _tensors((0, "input"), (1, "exponent")), _POW,
                arrays=("input", "exponent"), inplace=True),

@@ -162,6 +162,7 @@ register(
                               (A(-2.0, -1.5), 2),
                               (A(3, -7, 1, -1, 0, 2, dtype=I64), A(-1, -2, -3, -3, 1, 0, dtype=I64)),
                               (A(3, -2, dtype=I64), 3), (A(3, -2, dtype=I64), 2.5), (A(True, False, dtype=B), 2),
+                              (A(3, -2, dtype=I64), -1),
                               (A(True, False, dtype=B), A(True, True, dtype=B)), (A(1.5, 2.0), 2j))),
            grad_rtol=1e-4),
     OpInfo("__pow__", fixed((A(1.5, 2.0), 2), (A(1.5, 2.0), A(0.5, 3.0)))),
@@ -275,7 +276,8 @@ register(
               ((A(1.0, 2.0),), dict(min=np.array(1.5, F64))),
               (Arg(np.arange(12, dtype=F32).reshape(4, 3), transpose=True), 2.0, 7.0)))),
     OpInfo("clip", fixed(((_ROUND,), dict(min=-1.5, max=1.5)), ((A(1, 2, dtype=I64),), dict(max=1)))),
-    OpInfo("clamp_min", fixed((_ROUND, 0.5), (A(-1.0, 0.0, 1.0), A(0.0, 0.0, 0.0)), (A(1, 5, dtype=I64), 2.5))),
+    OpInfo("clamp_min", fixed((_ROUND, 0.5), (A(-1.0, 0.0, 1.0), A(0.0, 0.0, 0.0)), (A(1, 5, dtype=I64), 2.5),
+                              (A(1.0, np.nan, 0.2), A(np.nan, 0.5, 0.5)))),  # nan: no gradient
     OpInfo("clamp_max", fixed((_ROUND, 0.5), (A(-1.0, 0.0, 1.0), A(0.0, 0.0, 0.0)), (A(1, 5, dtype=I64), 2))),
     OpInfo("nan_to_num", fixed((A(np.nan, np.inf, -np.inf, 1.5),),
                                ((A(np.nan, np.inf, -np.inf, 1.5),), dict(nan=1.0, posinf=2.0)),
@@ -287,7 +289,11 @@ register(
     *(OpInfo(n, chain(binary(scalars=(), mixed=((I64, F32), (I32, I64), (B, B), (U8, I8))),
                       fixed((A(1.0, 2.0, np.nan, 3.0, np.nan), A(1.0, 1.0, 0.0, np.nan, np.nan)),  # ties and nans
                             (A(1j, dtype=C64), A(1j, dtype=C64)))))
-      for n in ("maximum", "minimum", "fmax", "fmin")),
+      for n in ("maximum", "fmax")),
+    *(OpInfo(n, fixed((A(1.0, 2.0, np.nan, 3.0, np.nan), A(1.0, 1.0, 0.0, np.nan, np.nan)),
+                      (np.ones((2, 1), F32), A(0.5, 1.0, 2.0, dtype=F64)), (A(1, 5, dtype=I64), A(2.5, 2.5)),
+                      (A(True, False, dtype=B), A(False, False, dtype=B)), (A(1j, dtype=C64), A(1j, dtype=C64))))
+      for n in ("minimum", "fmin")),
 )
 
 # ------------------------------------------------------------------------------------------ predicates, comparisons
@@ -346,14 +352,17 @@ _INTS = ((I64, I64), (I32, I64), (U8, I8), (B, B), (B, I64))
 register(
     *(OpInfo(n, chain(binary(mixed=((I64, F32), (B, B), (F32, F64)), scalars=()),
                       fixed((A(1 + 1j, 0j, dtype=C64), A(1.0, 1.0)))))
-      for n in ("logical_and", "logical_or", "logical_xor")),
+      for n in ("logical_and",)),
+    *(OpInfo(n, fixed((A(1.0, 0.0, np.nan, 0.0), A(2.0, 2.0, 0.0, 0.0)), (A(1, 0, dtype=I64), A(True, True, dtype=B)),
+                      (np.ones((2, 1), F32), np.zeros((3,), F64)), (A(1 + 1j, 0j, dtype=C64), A(1.0, 1.0))))
+      for n in ("logical_or", "logical_xor")),
     OpInfo("logical_not", fixed((A(1.0, 0.0, np.nan),), (A(1, 0, dtype=I64),), (A(True, False, dtype=B),),
                                 (A(0j, 1j, dtype=C64),), (np.zeros((2, 0), F32),))),
-    *(OpInfo(n, binary(low=-8, high=8, floats=False, ints=True, mixed=_INTS + ((I64, F32),), scalars=(3, 2.5, True)))
-      for n in ("bitwise_and", "bitwise_or", "bitwise_xor")),
+    OpInfo("bitwise_and", binary(low=-8, high=8, floats=False, ints=True, mixed=_INTS + ((I64, F32),),
+                                 scalars=(3, 2.5, True))),
     *(OpInfo(n, fixed((A(5, -6, dtype=I64), A(3, 3, dtype=I64)), (A(5, -6, dtype=I64), 3), (A(True, dtype=B), True),
                       (A(5, 6, dtype=U8), A(-1, 3, dtype=I8)), (A(1.0), A(1.0))))
-      for n in ("__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__")),
+      for n in ("bitwise_or", "bitwise_xor", "__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__")),
     *(OpInfo(n, chain(binary(low=0, high=8, floats=False, ints=True, mixed=((I64, I64), (I32, I64), (U8, U8),
                                                                             (B, I64), (B, B), (F32, I64)),
                              scalars=(3,)),

@@ -145,9 +145,8 @@ def diff_samples(rng):
 
 def mode_samples(rng):
     ints = rng.integers(0, 3, (4, 7)).astype(np.float32)
-    return [Sample((ints,)), Sample((ints, 0)), Sample((ints, 1, True)), Sample((TIES.copy(),)),
-            Sample((NANS.copy(),)), Sample((np.array([1.0, np.nan, np.nan], np.float32),)),
-            Sample((_x(rng, ()),)), Sample((_x(rng, ()), -1, True)), Sample((np.zeros(0, np.float32),)),
+    # no NaNs: torch sorts them with std::sort, whose order for NaN is unspecified
+    return [Sample((ints,)), Sample((ints, 0)), Sample((ints, 1, True)), Sample((TIES.copy(),)), Sample((_x(rng, ()),)), Sample((_x(rng, ()), -1, True)), Sample((np.zeros(0, np.float32),)),
             Sample((np.zeros((0, 3), np.float32),)), Sample((np.zeros((0, 3), np.float32), 0)),
             Sample((rng.integers(0, 4, (3, 6)),)), Sample((rng.random((2, 5)) > 0.5,)),
             Sample((Arg(ints[:, :4].copy(), transpose=True), 0)), Sample((ints, 2))]
