@@ -392,3 +392,32 @@ def test_engine_runs_on_tracers():
     t = torch.tensor(np.asarray(a), requires_grad=True)
     ((t * t).exp() * t).sum().backward()
     np.testing.assert_allclose(np.asarray(traced), t.grad.numpy(), rtol=1e-5)
+
+
+@same
+def test_repeated_graphs_take_the_fused_backward(lib):
+    """From the second identical graph on, facade runs the whole backward as one jitted program."""
+    x = leaf(lib, [0.5, -1.0, 2.0])
+    w = leaf(lib, [1.5, 0.25, -0.5])
+    out = []
+    for step in range(4):
+        y = (x * w).tanh() + x.exp() * w
+        y.sum().backward()  # accumulates into .grad across steps
+        out.append([x.grad.clone(), w.grad.clone()])
+        gx, = lib.autograd.grad(((x * w).sin() * x).sum(), [x])
+        out.append(gx)
+        z = (x * 3).exp()
+        z.sum().backward(retain_graph=True)
+        z.sum().backward()
+        out.append(x.grad.clone())
+    return out
+
+
+def test_fused_backward_is_used_for_repeated_graphs():
+    from facade.autograd import graph
+
+    x = leaf(facade, [0.5, -1.0])
+    before = len(graph._fused.compiled)
+    for _ in range(3):
+        ((x * 2.5).tanh() * x).sum().backward()
+    assert len(graph._fused.compiled) == before + 1

@@ -296,6 +296,14 @@ def test_module_state_dict_from_torch_keeps_metadata():
     assert f._metadata == sd._metadata
 
 
+def test_conj_and_neg_bits_from_torch_are_resolved():
+    x = torch.tensor([1 + 2j, 3 - 1j])
+    sd = {"conj": x.conj(), "neg": torch._neg_view(torch.tensor([1.0, -2.0]))}
+    assert sd["conj"].is_conj() and sd["neg"].is_neg()
+    f = facade.load(io.BytesIO(saved(torch, sd)))
+    same_tree({k: v.resolve_conj().resolve_neg() for k, v in sd.items()}, f)
+
+
 def test_pickle_protocol_4_round_trip():
     x = make(facade, "float32", (2, 2))
     out = facade.load(io.BytesIO(saved(facade, {"x": x}, pickle_protocol=4)))

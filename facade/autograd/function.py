@@ -38,15 +38,18 @@ class FunctionCtx:
 class _FunctionNode(graph.Node):
     """The tape node of a custom Function: its backward is the user's `backward`."""
 
-    __slots__ = ("_fn", "_ctx", "_nin")
+    __slots__ = ("_fn", "_ctx", "_nin", "_all")
 
     def _apply(self, grads, create_graph):
         if self._freed:
             return graph.Node._apply(self, grads, create_graph)
         from .._tensor import Tensor
 
-        gs = [Tensor._from_array(g if g is not None else jnp.zeros(s, d)) if not isinstance(g, Tensor) else g
-              for g, (s, d) in zip(grads, self._out_meta)]
+        it = iter(grads)
+        gs = []
+        for diff, (s, d) in self._all:  # torch passes a (zero) gradient for non-differentiable outputs too
+            g = next(it) if diff else None
+            gs.append(g if isinstance(g, Tensor) else Tensor._from_array(g if g is not None else jnp.zeros(s, d)))
         res = self._fn.backward(self._ctx, *gs)
         if not isinstance(res, tuple):
             res = (res,)
@@ -102,6 +105,7 @@ class Function(metaclass=_FunctionMeta):
         node._edges = tuple(a._edge() for a, m in zip(args, ctx.needs_input_grad) if m)
         diff = [isinstance(o, Tensor) and id(o) not in ctx._non_diff and o.dtype._cat >= 2 for o in outs]
         node._out_meta = tuple((o.shape, o._arr().dtype) for o, m in zip(outs, diff) if m)
+        node._all = tuple((m, (o.shape, o._arr().dtype)) for o, m in zip(outs, diff) if isinstance(o, Tensor))
         wrapped = []
         nr = 0
         for o, m in zip(outs, diff):

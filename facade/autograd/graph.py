@@ -6,6 +6,7 @@ import heapq
 import itertools
 import weakref
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -64,6 +65,13 @@ class Node:
                 "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
                 "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second "
                 "time or if you need to access saved tensors after calling backward.")
+        self._check_saved()
+        if create_graph:
+            return _apply_differentiably(self, grads)
+        cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
+        return self._comp.vjp(self._mask, self._outmask)(self._arrays, cts)
+
+    def _check_saved(self):
         for t, version in self._saved:
             if t._version != version:
                 raise RuntimeError(
@@ -71,10 +79,6 @@ class Node:
                     f"[{t.type()} {list(t.shape)}] is at version {t._version}; expected version {version} instead. "
                     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True).")
-        if create_graph:
-            return _apply_differentiably(self, grads)
-        cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
-        return self._comp.vjp(self._mask, self._outmask)(self._arrays, cts)
 
     def _release(self):
         self._arrays = None
@@ -232,6 +236,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
         prev = buf[nr]
         buf[nr] = g if prev is None else prev + g
 
+    if not create_graph and not _anomaly[0]:
+        fused = _fused.run(roots, root_grads, deps, inputs, accumulate, retain_graph)
+        if fused is not None:
+            return fused
     for (n, nr), g in zip(roots, root_grads):
         add(n, nr, g)
     captured = {}
@@ -274,6 +282,127 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 if deps[nxt] == 0:
                     heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
     return captured
+
+
+class _Fused:
+    """The whole backward of a graph as one jitted XLA program.
+
+    An eager training loop builds the same graph every step. Once a graph's structure (ops,
+    static arguments, shapes, edges) has been seen before, its backward runs as one jitted call
+    over every node's saved arrays instead of one call per node. Graphs with hooks, custom
+    Functions or unjittable ops take the node-by-node path.
+    """
+
+    def __init__(self, size=64):
+        self.seen, self.compiled, self.size = {}, {}, size
+
+    def plan(self, roots, deps, inputs):
+        deps = dict(deps)
+        heap = [(-n._seq, id(n), n) for n in dict.fromkeys(n for n, _ in roots) if deps.get(n, 0) == 0]
+        heapq.heapify(heap)
+        order, index, sinks = [], {}, {}
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            if type(node) is AccumulateGrad:
+                if node.variable._hooks:
+                    return None
+                sinks[node] = len(sinks)
+                continue
+            if node._pre_hooks or node._hooks or node._freed or not hasattr(node, "_comp") or not node._comp.op.jit:
+                return None
+            index[node] = len(order)
+            order.append(node)
+            for nxt, _ in node._edges:
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+        def spec(node, nr):
+            return (0, index[node], nr) if node in index else (1, sinks[node], 0)
+
+        key = (tuple((n._comp, n._mask, n._outmask, n._out_meta, tuple(spec(m, nr) for m, nr in n._edges))
+                     for n in order),
+               tuple(spec(n, nr) for n, nr in roots),
+               None if inputs is None else tuple(spec(n, nr) if n in index or n in sinks else None for n, nr in inputs))
+        return key, order, sinks
+
+    def run(self, roots, root_grads, deps, inputs, accumulate, retain_graph):
+        planned = self.plan(roots, deps, inputs)
+        if planned is None:
+            return None
+        key, order, sinks = planned
+        fn = self.compiled.get(key)
+        if fn is None:
+            if key not in self.seen:  # a graph seen once runs node by node; a repeated one is compiled
+                if len(self.seen) > 4 * self.size:
+                    self.seen.clear()
+                self.seen[key] = True
+                return None
+            if len(self.compiled) >= self.size:
+                self.compiled.pop(next(iter(self.compiled)))
+            fn = self.compiled[key] = jax.jit(_fused_backward(key, accumulate))
+        for node in order:
+            node._check_saved()
+        leaves = list(sinks)
+        existing = [n.variable._grad._arr() if accumulate and n.variable._grad is not None else None for n in leaves]
+        out, captured = fn([n._arrays for n in order], list(root_grads), existing)
+        if not retain_graph:
+            for node in order:
+                node._release()
+        if accumulate:
+            for n, g in zip(leaves, out):
+                if g is not None:
+                    t = n.variable
+                    if t._grad is None:
+                        t._grad = Tensor._from_array(g, t._device)
+                    else:
+                        t._grad._assign_data(g)
+                    for h in t._post_acc_hooks or ():
+                        h(t)
+        return {i: g for i, g in enumerate(captured) if g is not None}
+
+
+def _fused_backward(key, accumulate):
+    nodes, root_specs, capture_specs = key
+
+    def fused(arrays, root_grads, existing):
+        bufs = [[None] * len(n[3]) for n in nodes]
+        sinks = [None] * len(existing)
+
+        def add(spec, g):
+            kind, i, nr = spec
+            buf = bufs[i] if kind == 0 else sinks
+            j = nr if kind == 0 else i
+            buf[j] = g if buf[j] is None else buf[j] + g
+
+        for spec, g in zip(root_specs, root_grads):
+            add(spec, g)
+        captured = [None] * len(capture_specs or ())
+        wanted = {s: k for k, s in enumerate(capture_specs or ()) if s is not None}
+        for i, (comp, mask, outmask, out_meta, targets) in enumerate(nodes):
+            grads = bufs[i]
+            for nr, g in enumerate(grads):
+                k = wanted.get((0, i, nr))
+                if k is not None:
+                    captured[k] = g
+            if all(g is None for g in grads):
+                continue
+            cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, out_meta))
+            for spec, g in zip(targets, comp.vjp(mask, outmask)(arrays[i], cts)):
+                add(spec, g)
+        for s, k in wanted.items():
+            if s[0] == 1:
+                captured[k] = sinks[s[1]]
+        if accumulate:
+            sinks = [g if e is None or g is None else e + g for g, e in zip(sinks, existing)]
+        else:
+            sinks = [None] * len(sinks)
+        return sinks, captured
+
+    return fused
+
+
+_fused = _Fused()
 
 
 class _grad_mode:
