@@ -156,8 +156,13 @@ def _rebuild(s, it, cast):
 _NUM = (int, float, bool, complex)
 
 
+_PLAIN = frozenset({int, str, type(None)})
+
+
 def _static(v):
     """Hashable static form of a non-array argument (Tensors become Python values)."""
+    if type(v) in _PLAIN:
+        return v
     if isinstance(v, (list, tuple)):
         return ("U", tuple(_static(x) for x in v))
     if isinstance(v, slice):

@@ -306,7 +306,8 @@ class Tensor:
 
     @property
     def ndim(self):
-        return len(self.shape)
+        a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
+        return a.ndim
 
     @property
     def T(self):

@@ -134,9 +134,9 @@ def record(comp, dyn, arrays, res):
     node = op.node_type()
     node._comp, node._mask, node._outmask, node._arrays = comp, mask, outmask, arrays
     node._edges = tuple(t._edge() for t, m in zip(dyn, mask) if m)
-    node._out_meta = tuple((o.shape, o._data.dtype) for o, m in zip(outs, outmask) if m)
+    node._out_meta = tuple((o._data.shape, o._data.dtype) for o, m in zip(outs, outmask) if m)
     if op.saves == "inputs":
-        node._saved = tuple((t, t._version) for t in dyn if isinstance(t, Tensor))
+        node._saved = tuple((t, t._vc if t._base is None else t._version) for t in dyn if isinstance(t, Tensor))
     nr = 0
     for o, m in zip(outs, outmask):
         if m:
