@@ -237,12 +237,29 @@ class Tensor:
         if (self._base is not None and not self._detached and self._base.requires_grad and self._base.is_leaf
                 and STATE.enabled):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if self._base is not None:
+            self._check_view_write()
         if tuple(res.shape) != tuple(self.shape):
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                                f"{list(res.shape)}")
         if res.dtype is not self.dtype and not D.can_cast(res.dtype, self.dtype):
             raise RuntimeError(f"result type {_TYPE_NAMES[res.dtype.name]} can't be cast to the desired output "
                                f"type {_TYPE_NAMES[self.dtype.name]}")
+
+    def _check_view_write(self):
+        """torch's refusals of writes through views: overlapping (expanded) memory, and the outputs of
+        multi-output view ops (split, chunk, unbind) while their base records gradients."""
+        g = self._geometry()
+        if g is not None and any(s == 0 and n > 1 for n, s in zip(g[0], g[1])):
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+        if (not self._detached and STATE.enabled and self._base.requires_grad
+                and any(k is not None and getattr(op, "multi_view", True) for op, _, _, k in self._view)):
+            op, _, _, k = self._view[-1]
+            raise RuntimeError(f"Output {k or 0} of {op.grad_name.replace('Backward0', '')} is a view and is being "
+                               "modified inplace. This view is the output of a function that returns multiple views. "
+                               "Such functions do not allow the output views to be modified inplace. You should "
+                               "replace the inplace operation by an out-of-place one.")
 
     def _resize_assign(self, res):
         if res.dtype is not self.dtype:

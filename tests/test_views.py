@@ -158,8 +158,9 @@ GRAD_CASES = {
     "select_mul": lambda m, x, w: (lambda y: (y[0].mul_(2), y)[1])(x * 1),
     "transpose_add": lambda m, x, w: (lambda y: (y.t()[1].add_(w), y)[1])(x * 1),
     "diagonal_zero": lambda m, x, w: (lambda y: (y.diagonal().zero_(), y)[1])(x * 1),
-    "split_pieces": lambda m, x, w: (lambda y: ([p.mul_(i + 1) for i, p in enumerate(y.split(1, 1))], y)[1])(x * 1),
-    "unbind_copy": lambda m, x, w: (lambda y: (y.unbind()[2].copy_(w), y)[1])(x * 1),
+    "tensor_split_pieces": lambda m, x, w: (lambda y: ([p.mul_(i + 1) for i, p in enumerate(y.tensor_split(3, 1))],
+                                                         y)[1])(x * 1),
+    "select_copy": lambda m, x, w: (lambda y: (y.select(0, 2).copy_(w[:3]), y)[1])(x * 1),
     "setitem_tensor": lambda m, x, w: (lambda y: (y.__setitem__((slice(None), 1), w[:3] * 3), y)[1])(x * 1),
     "setitem_advanced": lambda m, x, w: (lambda y: (y.__setitem__(m.tensor([0, 2]), w[:2].exp()), y)[1])(x * 1),
     "setitem_mask": lambda m, x, w: (lambda y: (y.__setitem__(y > 0.5, w.sum()), y)[1])(x * 1),
@@ -243,6 +244,25 @@ def test_modified_saved_tensor_error(modify):
     with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has been modified "
                                            "by an inplace operation"):
         z.sum().backward()
+
+
+@pytest.mark.parametrize("write, name", [
+    (lambda y: y.split(1)[1].mul_(2), "Output 1 of Split "),
+    (lambda y: y.chunk(2, 1)[0].zero_(), "Output 0 of Split "),
+    (lambda y: y.split([1, 1])[0][0].add_(1), "Output 0 of Select "),
+    (lambda y: y.unbind(1)[2].__setitem__(0, 1.0), "Output 2 of Unbind "),
+    (lambda y: y.split([1, 1])[1].fill_(1), "Output 1 of SplitWithSizes "),
+])
+def test_write_to_multi_output_view_errors(write, name):
+    """torch refuses in-place writes to outputs of split/chunk/unbind whose base records gradients."""
+    y = facade.ones(2, 3, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match=name + "is a view and is being modified inplace. This view is the output "
+                                           "of a function that returns multiple views."):
+        write(y)
+    write(y.detach())  # fine without autograd
+    with facade.no_grad():
+        write(y)
+    y.tensor_split(2)[0].mul_(2)  # tensor_split's pieces are plain slices
 
 
 def test_write_to_expanded_view_errors():

@@ -288,8 +288,7 @@ def _getitem_geometry(g, out, vals, k):
         else:
             start, stop, step = it.indices(shape[r])
             shape[r] = len(range(start, stop, step))
-            if shape[r]:
-                off += start * st[r]
+            off += start * st[r]
             st[r] *= step
             r += 1
     return tuple(st), off

@@ -247,6 +247,10 @@ def _route_repeat_interleave(args, kwargs):
 
 # ---------------------------------------------------------------------------- the rows
 
+_TENSOR_SPLIT = _rule(Op("tensor_split", F.tensor_split, view=True, saves=(), grad_name="SliceBackward0"),
+                      _piece("tensor_split", _tensor_split_spec))
+_TENSOR_SPLIT.multi_view = False  # its pieces are separate slices: torch lets them be written with grad on
+
 _VIEWS = [
     _rule(Op("view", F.view, view=_view_check, saves=(), varargs="shape", function=False,
              grad_name="ViewBackward0"), _reshaped),
@@ -272,8 +276,7 @@ _VIEWS = [
     _rule(Op("split", F.split, arrays=("tensor",), view=True, saves=(), route=_route_split),
           _piece("split", lambda v: v[1])),
     _rule(Op("chunk", F.chunk, view=True, saves=(), grad_name="SplitBackward0"), _piece("chunk", lambda v: v[1])),
-    _rule(Op("tensor_split", F.tensor_split, view=True, saves=(), grad_name="SliceBackward0"),
-          _piece("tensor_split", _tensor_split_spec)),
+    _TENSOR_SPLIT,
     _rule(Op("unbind", F.unbind, view=True, saves=()), _unbound),
     _rule(Op("diagonal", F.diagonal, view=True, saves=()), _diagonal_rule),
     _rule(Op("unfold", F.unfold, view=True, saves=(), function=False), _unfolded),
