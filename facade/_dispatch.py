@@ -379,5 +379,20 @@ def call_inplace(op, self, args, kwargs):
         node._saved = tuple(s for s in node._saved if s[0] is not self)
     if res.dtype is not self.dtype:
         res = call(_cast_op(), (res, self.dtype), None)
+    if res._grad_fn is None and self.requires_grad and STATE.enabled:
+        res = call(_cut_op(op), (self, res), None)  # a non-differentiable result: torch's node gives zero grads
     self._assign(res)
     return self
+
+
+_CUT = {}
+
+
+def _cut_op(op):
+    """An op returning its second input, so the gradient to the first (the overwritten tensor) is zero."""
+    cut = _CUT.get(op.name)
+    if cut is None:
+        from functional import replace
+
+        cut = _CUT[op.name] = Op(op.name + "_", replace, arrays=("input", "src"), grad_name=op.grad_name, saves=())
+    return cut

@@ -2,7 +2,7 @@
 
 import jax.numpy as jnp
 
-__all__ = ["astype", "put_flat", "clone", "copy", "fill"]
+__all__ = ["astype", "put_flat", "clone", "copy", "fill", "replace"]
 
 
 def astype(input, dtype):
@@ -37,3 +37,8 @@ def fill(input, value):
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {jnp.ndim(value)} "
                            "dimensions.")
     return jnp.full(input.shape, value, input.dtype)
+
+
+def replace(input, src):
+    """`src` (same shape and dtype as `input`): an in-place write whose gradient to `input` is zero."""
+    return src

@@ -118,6 +118,7 @@ def test_binary_result_dtype(a, b, op, default):
     assert f_err == t_err and str(f) == str(t), (op, a, b, default)
 
 
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 @SETTINGS
 @given(a=_operand, b=_operand)
 def test_three_way_result_type(a, b):

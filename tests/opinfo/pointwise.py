@@ -451,10 +451,7 @@ register(
              call=_inplace(n)) for n in ("hypot", "atan2")),
     *(OpInfo("Tensor." + n + "_", fixed((A(1.0, 2.0), A(3.0, 1.0)), (A(1, 2, dtype=I64), A(3, 4, dtype=I64))),
              call=_inplace(n), grad=False) for n in ("floor_divide", "eq", "lt", "logical_and", "bitwise_and")),
-    OpInfo("Tensor.eq_", fixed((A(1.0, 2.0), A(3.0, 2.0))), call=_inplace("eq"),
-           xfail="an in-place op whose result has no grad_fn (eq_, lt_, logical_and_ ... on a float tensor) leaves "
-                 "self's old grad_fn in place (facade/_tensor.py _write), so the gradient passes through as the "
-                 "identity where torch's EqBackward gives zeros"),
+    OpInfo("Tensor.eq_", fixed((A(1.0, 2.0), A(3.0, 2.0))), call=_inplace("eq")),
     *(OpInfo("Tensor." + n + "_", fixed((A(0.5, 2.0),), (A(1, 2, dtype=I64),)), call=_inplace(n))
       for n in ("sqrt", "exp", "neg", "abs", "sigmoid", "floor", "sign", "square", "logical_not", "bitwise_not",
                 "reciprocal", "frac", "nan_to_num")),
