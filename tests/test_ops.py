@@ -160,7 +160,9 @@ def test_op(info, sample):
         if a is None:
             assert b is None or not np.any(to_np(b)), f"grad[{i}]: torch has none, facade nonzero"
             continue
-        assert b is not None, f"grad[{i}]: facade gave no gradient"
+        if b is None:  # torch materialises zeros where facade's graph has no edge (non-differentiable ops)
+            assert not np.any(to_np(a)), f"grad[{i}]: facade gave no gradient"
+            continue
         assert_same(a, b, rtol, max(info.atol, 1e-5), f"grad[{i}]")
 
 
