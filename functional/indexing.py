@@ -417,13 +417,20 @@ def index_fill(input, dim, index, value):
 def masked_fill(input, mask, value):
     """input with the scalar `value` where the boolean `mask` (broadcast to input) is True."""
     if mask.dtype != jnp.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_c_name(mask.dtype)}")
     shape = broadcast_shapes(input.shape, mask.shape)
     value = jnp.asarray(value)
     if value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
     return jnp.where(mask, value.astype(input.dtype), jnp.broadcast_to(input, shape))
+
+
+def _c_name(dtype):
+    """The C++ name torch's mask errors print for a dtype."""
+    return {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16"}.get(str(dtype), str(dtype))
 
 
 def masked_select(input, mask):
@@ -438,7 +445,7 @@ def masked_scatter(input, mask, source):
     """input with the positions where mask is True filled, in row-major order, by source's first elements."""
     if mask.dtype != jnp.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype}")
+                           f"{_c_name(mask.dtype)}")
     shape = broadcast_shapes(input.shape, mask.shape)
     mask = jnp.broadcast_to(mask, shape)
     flat = source.reshape(-1)
@@ -487,10 +494,16 @@ def put(input, index, source, accumulate=False):
 def nonzero(input, *, as_tuple=False):
     """Coordinates of input's nonzero elements: (count, ndim), or with as_tuple one vector per dim.
     The count is data-dependent, so this cannot run under jit."""
+    flat = input.reshape(1) if input.ndim == 0 else input
+    if not isinstance(flat, jax.core.Tracer):  # concrete: one host pass instead of several eager device ops
+        found = np.argwhere(np.asarray(flat)).astype(np.int64)
+        out = tuple(np.ascontiguousarray(found[:, i]) for i in range(flat.ndim)) if as_tuple else found
+        if input.ndim == 0 and not as_tuple:
+            out = found[:, :0]
+        return jax.device_put(out, next(iter(flat.devices())))
+    found = jnp.argwhere(flat).astype(jnp.int64)
     if input.ndim == 0:
-        found = jnp.argwhere(input.reshape(1)).astype(jnp.int64)
         return (found[:, 0],) if as_tuple else found[:, :0]
-    found = jnp.argwhere(input).astype(jnp.int64)
     return tuple(found[:, i] for i in range(input.ndim)) if as_tuple else found
 
 

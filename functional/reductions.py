@@ -265,7 +265,7 @@ def _extreme(name, input, dim, keepdim, pick, arg):
         _nonempty(name, input, (), None)
         return _select(input, pick, tuple(range(input.ndim)), False)
     x, d = _last(input, dim)
-    _nonempty(name, input, (d,), dim)
+    _nonempty(name, input, (d,), d)
     idx = arg(x, axis=-1, keepdims=True)
     values = _take(x, idx, -1)
     if input.ndim == 0:
@@ -309,7 +309,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         if dim is None:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
                                "no identity.")
-        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+        raise IndexError(f"aminmax: Expected reduction dim {axes[0]} to have non-zero size.")
     return _select(input, _pick_min, axes, keepdim, False), _select(input, _pick_max, axes, keepdim, False)
 
 
@@ -465,7 +465,7 @@ def _median(name, input, dim, keepdim, ignore_nan):
             return jnp.full((), jnp.nan, input.dtype)
         return _select(input, _pick_nanmedian if ignore_nan else _pick_median, tuple(range(input.ndim)), False)
     x, d = _last(input, dim)
-    _nonempty(name, input, (d,), dim)
+    _nonempty("median", input, (d,), d)
     perm = jnp.argsort(x, axis=-1, stable=True)  # NaNs last, in their original order
     n = x.shape[-1]
     nans = jnp.sum(jnp.isnan(x), -1, keepdims=True)
@@ -553,7 +553,7 @@ def mode(input, dim=-1, keepdim=False):
     """The namedtuple (values, indices) of the most frequent value along `dim`: the smallest one among
     equally frequent values, and the index of its last occurrence (torch's choice). NaNs never tie."""
     x, d = _last(input, dim)
-    _nonempty("mode", input, (d,), dim)
+    _nonempty("mode", input, (d,), d)
     n = x.shape[-1]
     perm = jnp.argsort(x, axis=-1, stable=True)
     s = _take(x, perm, -1)

@@ -216,13 +216,14 @@ def _expand_shape(shape, size):
                            f"({len(size)}) must be greater or equal to the number of dimensions in the tensor "
                            f"({len(shape)})")
     lead = len(size) - len(shape)
-    out = []
-    for i, s in enumerate(size):
+    out = [0] * len(size)
+    for i in range(len(size) - 1, -1, -1):  # torch checks from the last dim
+        s = size[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
                                    f"dimension {i}")
-            out.append(s)
+            out[i] = s
             continue
         n = shape[i - lead]
         if s == -1:
@@ -230,7 +231,7 @@ def _expand_shape(shape, size):
         elif n != 1 and s != n:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({n}) at "
                                f"non-singleton dimension {i}.  Target sizes: {size}.  Tensor sizes: {list(shape)}")
-        out.append(s)
+        out[i] = s
     return tuple(out)
 
 
@@ -637,7 +638,8 @@ def meshgrid(*tensors, indexing=None):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for x in tensors:
         if x.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got:  {x.ndim}")
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: a {x.ndim}-D "
+                               "tensor")
         if x.dtype != tensors[0].dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     return tuple(jnp.meshgrid(*[x.reshape(-1) for x in tensors], indexing=indexing))

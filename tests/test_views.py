@@ -74,11 +74,37 @@ def same(a, b):
     np.testing.assert_allclose(values(b), values(a), rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", list(VIEWS))
+# More geometry cases, on x of shape (2, 6).
+EDGES = {
+    "unfold_0d": lambda m, x: m.tensor(1.0).unfold(0, 1, 1),
+    "as_strided_of_view": lambda m, x: x.t().as_strided((2, 2), (1, 3)),
+    "as_strided_detached": lambda m, x: x.detach().t().as_strided((2, 2), (1, 3), 2),
+    "diagonal_empty": lambda m, x: x.diagonal(5),
+    "squeeze_t": lambda m, x: x[:, :1].t().squeeze(0),
+    "expand_0d": lambda m, x: m.tensor(1.0).expand(2, 3),
+    "narrow_negative": lambda m, x: x.narrow(1, -2, 2),
+    "select_negative": lambda m, x: x.select(0, -1),
+    "tensor_split_past_end": lambda m, x: x.tensor_split([1, 9], 1)[2],
+    "slice_past_end": lambda m, x: x[10:20],
+    "slice_step": lambda m, x: x[-1:, ::3],
+    "movedim_pairs": lambda m, x: x.movedim((0, 1), (1, 0)),
+    "expand_after_none": lambda m, x: x.view(3, 4)[None, :, None].expand(2, 3, 5, 4),
+    "mT_after_none": lambda m, x: x.t()[None].mT,
+    "empty_reshape": lambda m, x: m.zeros(0, 3).t().reshape(0, 3),
+    "empty_slice": lambda m, x: m.zeros(2, 0, 3)[:, :, 1:],
+    "squeeze_all": lambda m, x: x.reshape(2, 1, 3, 2).squeeze(),
+    "unfold_twice": lambda m, x: x.unfold(1, 2, 2).unfold(0, 1, 1),
+    "ravel_t": lambda m, x: x.t().ravel(),
+    "broadcast_tensors": lambda m, x: m.broadcast_tensors(x, m.zeros(3, 2, 6))[0],
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS) + list(EDGES))
 def test_geometry(name):
     """stride(), storage_offset(), is_contiguous() and aliasing are torch's."""
-    f = VIEWS[name]
-    xt, xf = base(torch), base(facade)
+    f = VIEWS.get(name) or EDGES[name]
+    shape = (2, 3, 4) if name in VIEWS else (2, 6)
+    xt, xf = base(torch, shape), base(facade, shape)
     yt, yf = f(torch, xt), f(facade, xf)
     same(yt, yf)
     assert yf.stride() == yt.stride()
@@ -188,6 +214,23 @@ def test_grad_through_inplace_on_views(name):
         assert wf is None or not values(wf).any()
     else:
         same(wt, wf)
+
+
+def test_augmented_assignment_through_indices():
+    """x[i] op= v reads a view (basic) or a copy (advanced) and writes it back, with torch's gradients."""
+    res = []
+    for mod in (torch, facade):
+        x = mod.tensor(np.arange(12.0).reshape(3, 4).astype(np.float32), requires_grad=True)
+        w = mod.tensor(np.full(4, 2.0, np.float32), requires_grad=True)
+        y = x * 1
+        y[0] += w
+        y[mod.tensor([1, 2])] *= 3
+        y[:, 2:4] -= y[:, :2].detach()
+        y.t()[0].copy_(w[:3] ** 2)
+        (y * mod.arange(12.0).reshape(3, 4)).sum().backward()
+        res.append((y, x.grad, w.grad))
+    for t, f in zip(*res):
+        same(t, f)
 
 
 def test_grad_fn_names():

@@ -236,6 +236,11 @@ def normalize(self, index):
     count = sum(0 if it is None or it is Ellipsis or isinstance(it, bool) else
                 it.ndim if isinstance(it, Tensor) and _is_mask(it) else 1 for it in items)
     shape, nd = tuple(self.shape), self.ndim
+    if count > nd:
+        if nd == 0 and any(isinstance(it, int) and not isinstance(it, bool) for it in items):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                             "C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {nd}")
     out, d, k = [], 0, 0
     for it in items:
         if it is Ellipsis:

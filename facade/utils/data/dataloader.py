@@ -20,7 +20,6 @@ import queue
 import signal
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -70,25 +69,22 @@ def _jax_started():
 
 
 def _torch_alias_active():
-    """Whether this process runs under `python -m facade` (`import torch` resolves to facade)."""
-    from ...__main__ import _TorchAlias
+    """Whether this process runs under `python -m facade` (`import torch` resolves to facade). The
+    finder's class is that of the runner's `__main__` module, not of `facade.__main__`: match by role."""
+    return any(getattr(f, "alias", None) == "torch" and getattr(f, "target", None) == "facade" for f in sys.meta_path)
 
-    return any(isinstance(f, _TorchAlias) for f in sys.meta_path)
 
-
-def _forkserver_context():
-    """The forkserver context, set (before the server starts) to preload facade, and under
-    `python -m facade` the torch alias, instead of `__main__`: the server then never runs the
-    script's top-level code, which may start JAX, and its children resolve `import torch` as we do."""
-    ctx = multiprocessing.get_context("forkserver")
+def _prepare_forkserver():
+    """Before the forkserver starts, have it preload facade, and under `python -m facade` the torch
+    alias, instead of `__main__`: the server then never runs the script's top-level code, which may
+    start JAX, and the workers it forks resolve `import torch` as this process does."""
     from multiprocessing import forkserver
 
     server = getattr(forkserver, "_forkserver", None)
     if server is not None and getattr(server, "_forkserver_pid", 0) is None:
         preload = "facade.utils.data._utils._torch_alias" if _torch_alias_active() else "facade.utils.data"
         modules = [m for m in server._preload_modules if m != "__main__"]
-        ctx.set_forkserver_preload([*modules, preload])
-    return ctx
+        forkserver.set_forkserver_preload([*modules, preload])
 
 
 def _default_context():
@@ -96,7 +92,7 @@ def _default_context():
     if "fork" in methods and not _jax_started():
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
-        return _forkserver_context()
+        return multiprocessing.get_context("forkserver")
     return multiprocessing.get_context("spawn")
 
 
@@ -387,12 +383,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._prefetch_factor <= 0:
             raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         ctx = loader.multiprocessing_context or _default_context()
+        if ctx.get_start_method() == "forkserver":
+            _prepare_forkserver()
         if ctx.get_start_method() == "spawn" and _torch_alias_active():
             raise RuntimeError("DataLoader workers cannot be spawned under `python -m facade`: a spawned process "
                                "imports the script where `import torch` is not facade. Use "
                                "multiprocessing_context='forkserver' (the default) or 'fork'.")
         self._worker_init_fn = loader.worker_init_fn
-        self._worker_result_queue = ctx.Queue()
+        self._worker_result_queue = _utils.worker._ResultQueue(ctx)
         self._shutdown = False
         self._workers_done_event = ctx.Event()
 

@@ -149,8 +149,11 @@ default_collate_fn_map: dict[type | tuple[type, ...], Callable] = {
 def default_collate(batch):
     """Stack a list of samples into a batch with torch's rules (see the module docstring):
 
-    >>> default_collate([0, 1, 2])                          # tensor([0, 1, 2])
-    >>> default_collate([{"a": 0, "b": 1.5}, {"a": 1, "b": 2.5}])  # {'a': tensor([0, 1]), 'b': tensor([1.5, 2.5], dtype=torch.float64)}
-    >>> default_collate([(1, "x"), (2, "y")])               # [tensor([1, 2]), ['x', 'y']]
+    >>> default_collate([0, 1, 2])
+    tensor([0, 1, 2])
+    >>> default_collate([{"a": 0, "b": 1.5}, {"a": 1, "b": 2.5}])
+    {'a': tensor([0, 1]), 'b': tensor([1.5000, 2.5000], dtype=torch.float64)}
+    >>> default_collate([(1, "x"), (2, "y")])
+    [tensor([1, 2]), ['x', 'y']]
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)

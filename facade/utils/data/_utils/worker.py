@@ -7,6 +7,7 @@ Batches go back pickled and become device tensors in the main process.
 
 from __future__ import annotations
 
+import multiprocessing.queues
 import os
 import queue
 import random
@@ -69,6 +70,19 @@ class _ResumeIteration:
     """Sent to persistent workers at the start of a new epoch."""
 
     seed: int | None = None
+
+
+class _ResultQueue(multiprocessing.queues.Queue):
+    """The workers' result queue. multiprocessing pickles what a worker puts on a background thread
+    and, should that fail, prints the error and drops the item: the main process would wait forever
+    for that batch. Here the batch's task gets the error instead."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx=ctx)
+
+    def _on_queue_feeder_error(self, e, obj):
+        where = "in DataLoader worker process" + ("" if _worker_info is None else f" {_worker_info.id}")
+        self.put((obj[0], ExceptionWrapper((type(e), e, e.__traceback__), where=where)))
 
 
 class _HostPickled:
