@@ -198,9 +198,13 @@ def _walk(v, dyn, top, cast):
 
 # ---------------------------------------------------------------------------- promotion
 
+_SCALAR_CAT = {bool: 0, int: 1, float: 2, complex: 3}
+
+
 def _promote(op, vals):
     first = None
     same = True
+    scalar_cat = -1
     for i in op.promote_idx:
         v = vals[i]
         if isinstance(v, Tensor):
@@ -209,8 +213,13 @@ def _promote(op, vals):
             elif v.dtype is not first:
                 same = False
         elif v is not None:
-            same = False
-    if same and first is not None:
+            c = _SCALAR_CAT.get(type(v))
+            if c is None:
+                same = False
+            elif c > scalar_cat:
+                scalar_cat = c
+    # Tensors of one dtype with Python scalars of no higher category: that dtype (the common case).
+    if same and first is not None and scalar_cat <= first._cat:
         d = first
     else:
         dims, zeros, scalars = [], [], []

@@ -259,9 +259,14 @@ _NUMPY = {
     "masked_fill": lambda input, mask, value: np.where(mask, value, input),
     "nonzero": _nonzero,
 }
-SUPPORTED = sorted(n for n in (*_NUMPY, *_SHAPED, *_SPLITS) if not n.startswith("_") and n not in
-                   ("astype", "invert", "getitem", "setitem", "copy", "fill"))
-SUPPORTED += ["indexing and index assignment", "copy_", "fill_", "to(dtype)", "float()/long()/..."]
+_INTERNAL = {"astype", "invert", "getitem", "setitem", "copy", "fill", "put_flat", "_where_method"}
+SUPPORTED = [
+    *sorted(n for n in (*_NUMPY, *_SHAPED, *_SPLITS) if n not in _INTERNAL),
+    "indexing and index assignment", "copy_", "fill_", "to(dtype)", "float()/long()/...",
+    "creation (tensor, as_tensor, from_numpy, zeros, ones, empty, full, arange, eye, linspace, logspace, *_like)",
+    "random (rand, randn, randint, randperm, normal, bernoulli, *_like, uniform_, normal_, random_, bernoulli_, "
+    "exponential_)",
+]
 
 
 def _rebuild(s, it, cast):

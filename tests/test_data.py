@@ -144,6 +144,7 @@ def test_default_collate_follows_torchs_rules():
     cases = [
         lambda t: [t.tensor([1.0, 2.0]), t.tensor([3.0, 4.0])],
         lambda t: [t.tensor(1), t.tensor(2)],
+        lambda t: [t.from_numpy(np.ones((2, 2), np.float32)), t.from_numpy(np.zeros((2, 2), np.float32))],
         lambda t: [0, 1, 2],
         lambda t: [0.5, 1.5],
         lambda t: [True, False],

@@ -210,6 +210,7 @@ class JaxState(Dataset):
         [Ops()[k] for k in range(len(OPS))]
         Samples()[1]
         facade.rand(3), facade.randn(2, 2), facade.randperm(5), facade.zeros(3).uniform_().bernoulli_(0.5)
+        facade.randint(0, 5, (2,)), facade.normal(facade.zeros(2), facade.ones(2)), facade.bernoulli(facade.rand(3))
         return xla_bridge.backends_are_initialized()
 
 
@@ -347,6 +348,21 @@ def test_iterable_dataset_sharded_by_worker_info_yields_each_sample_once(torch, 
 def test_iterable_dataset_without_sharding_repeats_per_worker():
     got = list(DataLoader(Stream(0, 4, shard=False), batch_size=None, num_workers=2))
     assert got == [0, 0, 1, 1, 2, 2, 3, 3]  # as torch's documentation shows
+
+
+def test_local_dataset_class_and_lambda_collate_fn():
+    """What only forked workers could receive in torch (plain pickle refuses them) reaches forkserver
+    workers by value (cloudpickle)."""
+    class Local(Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return facade.tensor([i]) * 3
+
+    loader = DataLoader(Local(), batch_size=2, num_workers=1, collate_fn=lambda b: facade.cat(b).tolist(),
+                        worker_init_fn=lambda i: None)
+    assert list(loader) == [[0, 3], [6, 9], [12]]
 
 
 # ---------------------------------------------------------------------------- tensors inside workers

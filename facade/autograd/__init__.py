@@ -34,9 +34,7 @@ def _root_grads(outputs, grad_outputs, create_graph, fn):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not o.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
-            import jax.numpy as jnp
-
-            g = Tensor._from_array(jnp.ones(o.shape, o._arr().dtype), o.device)
+            g = Tensor._from_array(_ones(tuple(o.shape), o._arr().dtype, o.device), o.device)
         elif not isinstance(g, Tensor):
             from .. import _creation
 
@@ -46,6 +44,22 @@ def _root_grads(outputs, grad_outputs, create_graph, fn):
                                f"shape of {o.shape}.")
         grads.append(g if create_graph else g._arr())
     return grads
+
+
+_ONES = {}
+
+
+def _ones(shape, dtype, device):
+    """The implicit gradient of a scalar output (cached: building it eagerly costs more than the op)."""
+    import jax
+    import numpy as np
+
+    from .._device import jax_device
+
+    a = _ONES.get((shape, dtype, device))
+    if a is None:
+        a = _ONES[(shape, dtype, device)] = jax.device_put(np.ones(shape, dtype), jax_device(device))
+    return a
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):

@@ -123,11 +123,10 @@ class _Handle:
 
 def record(comp, dyn, arrays, res):
     """Attach a grad_fn to the float outputs of an op whose inputs require grad."""
-    mask = tuple(isinstance(t, Tensor) and t.requires_grad and t.dtype._cat >= 2 for t in dyn)
-    if True not in mask:
-        return
-    outs = res if isinstance(res, tuple) else (res,)
-    outmask = tuple(o.dtype._cat >= 2 for o in outs)
+    # requires_grad is only ever set on floating/complex tensors, so it alone decides the mask.
+    mask = tuple([isinstance(t, Tensor) and t.requires_grad for t in dyn])
+    outs = res if type(res) is tuple else (res,)
+    outmask = tuple([o._data.dtype in _DIFFERENTIABLE for o in outs])
     if True not in outmask:
         return
     op = comp.op
@@ -151,6 +150,8 @@ def record(comp, dyn, arrays, res):
 
 
 _bwd_ops = {}
+_DIFFERENTIABLE = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "complex64", "complex128")) | {
+    jnp.dtype(jnp.bfloat16)}
 
 
 def _apply_differentiably(node, grads):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .... import Tensor, as_tensor, float64, stack, tensor
+from .... import Tensor, as_tensor, float64, from_numpy, stack, tensor
 
 __all__ = ["collate", "default_collate", "default_collate_fn_map", "default_convert"]
 
@@ -109,6 +109,8 @@ def collate(batch, *, collate_fn_map: dict[type | tuple[type, ...], Callable] | 
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
+    if all(t._np is not None for t in batch):  # from_numpy samples: stacked on the host, one transfer
+        return from_numpy(np.stack([t._np for t in batch]))
     return stack(batch, 0)
 
 

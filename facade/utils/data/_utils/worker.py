@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing.queues
 import os
+import pickle
 import queue
 import random
 from dataclasses import dataclass
@@ -87,7 +88,11 @@ class _ResultQueue(multiprocessing.queues.Queue):
 
 class _HostPickled:
     """Objects for a worker that unpickle in host mode (spawn and forkserver workers unpickle their
-    arguments before the worker loop runs: the dataset's tensors must not reach JAX there)."""
+    arguments before the worker loop runs: the dataset's tensors must not reach JAX there).
+
+    What plain pickle refuses (a lambda collate_fn, a dataset class defined in a function: fine
+    for torch's forked workers) goes by value with cloudpickle, where it is installed.
+    """
 
     def __init__(self, *objs):
         self.objs = objs
@@ -95,13 +100,21 @@ class _HostPickled:
     def __reduce__(self):
         from multiprocessing.reduction import ForkingPickler
 
-        return _host_loads, (bytes(ForkingPickler.dumps(self.objs)),)
+        try:
+            return _host_loads, (bytes(ForkingPickler.dumps(self.objs)),)
+        except (pickle.PicklingError, AttributeError, TypeError) as e:
+            try:
+                import cloudpickle
+            except ImportError:
+                raise pickle.PicklingError(
+                    f"{e}: DataLoader workers started with the 'forkserver' or 'spawn' method receive the dataset, "
+                    "collate_fn and worker_init_fn pickled; define them at module level, install cloudpickle, or "
+                    "pass multiprocessing_context='fork'.") from e
+            return _host_loads, (cloudpickle.dumps(self.objs),)
 
 
 def _host_loads(data):
     _host.enter()
-    import pickle
-
     return _HostPickled(*pickle.loads(data))
 
 
