@@ -164,7 +164,7 @@ def _split_like(input, dim, avals):
     return tuple(np.split(input, edges, axis=dim))
 
 
-_SPLITS = {"split": "dim", "chunk": "dim", "tensor_split": "dim"}
+_SPLITS = {"split", "chunk", "tensor_split"}  # (input, sections, dim): pieces as sized by the functional
 _SHAPED = {"view", "reshape", "flatten", "ravel", "unflatten", "squeeze", "unsqueeze", "expand", "broadcast_to"}
 
 _NUMPY = {
@@ -269,7 +269,7 @@ SUPPORTED = [
 ]
 
 
-def _rebuild(s, it, cast):
+def _rebuild(s, it):
     """dispatch._rebuild with numpy: the argument values of one call from its skeleton."""
     kind = s[0] if type(s) is tuple else None
     if kind == "T":
@@ -279,9 +279,9 @@ def _rebuild(s, it, cast):
         a = next(it)
         return np.asarray(a).astype(s[1]) if s[1] is not None else a  # astype wraps ints as torch does
     if kind == "L":
-        return [_rebuild(c, it, cast) for c in s[1]]
+        return [_rebuild(c, it) for c in s[1]]
     if kind == "U":
-        return tuple(_rebuild(c, it, cast) for c in s[1])
+        return tuple(_rebuild(c, it) for c in s[1])
     if kind == "slice":
         return slice(*s[1:])
     if kind == "C":
@@ -318,14 +318,13 @@ def run(comp, skel, dyn):
     arrays = [np.asarray(t._arr()) if isinstance(t, Tensor) else t for t in dyn]
     avals = _abstract(comp, arrays) if op.jit else None
     it = iter(arrays)
-    vals = [_rebuild(s, it, None) for s in skel]
+    vals = [_rebuild(s, it) for s in skel]
     args, kwargs = vals[:op.npos], dict(zip(op.params[op.npos:], vals[op.npos:]))
     if name in _SHAPED:
         out = np.broadcast_to(args[0], avals.shape) if name in ("expand", "broadcast_to") else \
             np.reshape(args[0], avals.shape)
     elif name in _SPLITS:
-        dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
-        out = _split_like(args[0], dim, avals)
+        out = _split_like(args[0], args[2], avals)
     else:
         with np.errstate(all="ignore"):  # torch gives inf/nan silently
             out = impl(*args, **kwargs)

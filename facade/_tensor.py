@@ -831,6 +831,8 @@ def _parse_to(args, kwargs, t):
 
 
 def _to_device(t, device):
+    if _host.ACTIVE:
+        _host.jax_device(device)  # a DataLoader worker: CPU only (raises)
     if device.type == "meta":
         out = Tensor._from_array(jax.ShapeDtypeStruct(t.shape, t._arr().dtype if t._device.type != "meta"
                                                       else t._data.dtype), META)

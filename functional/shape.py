@@ -645,17 +645,16 @@ def meshgrid(*tensors, indexing=None):
     return tuple(jnp.meshgrid(*[x.reshape(-1) for x in tensors], indexing=indexing))
 
 
+_ATLEAST = {  # (n, ndim) -> the shape an input of that ndim takes
+    (1, 0): lambda s: (1,), (2, 0): lambda s: (1, 1), (2, 1): lambda s: (1, *s), (3, 0): lambda s: (1, 1, 1),
+    (3, 1): lambda s: (1, *s, 1), (3, 2): lambda s: (*s, 1),
+}
+
+
 def _atleast(n, tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-        out = tuple(_atleast(n, (x,)) for x in tensors)
-        return out
-    out = []
-    for x in tensors:
-        if x.ndim < n:
-            x = {0: lambda a: a.reshape((1,) * n), 1: lambda a: a[None] if n == 2 else a[None, :, None],
-                 2: lambda a: a[..., None]}[x.ndim](x)
-        out.append(x)
+        return tuple(_atleast(n, (x,)) for x in tensors[0])
+    out = [x.reshape(_ATLEAST[n, x.ndim](x.shape)) if x.ndim < n else x for x in tensors]
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -450,6 +450,18 @@ def test_killed_worker_raises_instead_of_hanging():
     assert multiprocessing.active_children() == [] and _gone(pids)
 
 
+def test_iterator_freed_by_the_garbage_collector_stops_its_workers_at_once():
+    """The collector may finalize the index queues' feeder threads before the iterator, losing the
+    exit message: workers still notice the shutdown."""
+    it = iter(DataLoader(Info(), num_workers=2))
+    next(it)
+    it.cycle = it  # only the garbage collector can free it
+    del it
+    start = time.monotonic()
+    gc.collect()
+    assert time.monotonic() - start < 2 and multiprocessing.active_children() == []
+
+
 def test_timeout_raises_and_leaves_no_worker():
     it, pids = _worker_pids(DataLoader(Faulty("sleep", bad=0, delay=1.5), num_workers=1, timeout=0.2))
     start = time.monotonic()

@@ -10,6 +10,7 @@ concrete values: under tracing the check is skipped.
 
 import numbers
 import operator
+import warnings
 
 import jax
 import numpy as np
@@ -255,12 +256,17 @@ def normalize(self, index):
                     if n != shape[d + j]:
                         raise IndexError(f"The shape of the mask {list(it.shape)} at index {j} does not match the "
                                          f"shape of the indexed tensor {list(shape)} at index {d + j}")
-                found = it.nonzero(as_tuple=True)
+                if it.dtype is D.uint8:
+                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                                  "instead.", UserWarning, stacklevel=3)
+                found = [f if f._device == self._device else f.to(self._device) for f in it.nonzero(as_tuple=True)]
                 out.extend(found)
                 d, k = d + it.ndim, k + len(found)
                 continue
             if it.dtype not in (D.int64, D.int32):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if it._device != self._device:  # torch takes CPU indices for a tensor on any device
+                it = it.to(self._device)
             if d < nd:
                 _bounds(it, shape[d], _oob(IndexError, k, shape[d]))
             d, k = d + 1, k + 1

@@ -11,6 +11,7 @@ import jax
 import functional as F
 from functional.shape import infer_size, split_bounds
 
+from .. import _dtype as D
 from .._dispatch import Op, call
 
 # ---------------------------------------------------------------------------- strides
@@ -191,7 +192,7 @@ def _viewable(t, new_shape):
 
 def _view_check(vals):
     shape = vals[1]
-    if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "itemsize"):
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return False  # x.view(dtype): a reinterpreting copy here
     if not _viewable(vals[0], infer_size(shape, vals[0].numel())):
         raise RuntimeError(_VIEW_ERROR)
@@ -250,6 +251,8 @@ def _route_repeat_interleave(args, kwargs):
 _TENSOR_SPLIT = _rule(Op("tensor_split", F.tensor_split, view=True, saves=(), grad_name="SliceBackward0"),
                       _piece("tensor_split", _tensor_split_spec))
 _TENSOR_SPLIT.multi_view = False  # its pieces are separate slices: torch lets them be written with grad on
+# reads its input's root storage; torch.as_strided / Tensor.as_strided below pass that root
+_AS_STRIDED = _rule(Op("as_strided", F.as_strided, view=True, saves=(), function=False, method=False), _strided)
 
 _VIEWS = [
     _rule(Op("view", F.view, view=_view_check, saves=(), varargs="shape", function=False,
@@ -280,12 +283,10 @@ _VIEWS = [
     _rule(Op("unbind", F.unbind, view=True, saves=()), _unbound),
     _rule(Op("diagonal", F.diagonal, view=True, saves=()), _diagonal_rule),
     _rule(Op("unfold", F.unfold, view=True, saves=(), function=False), _unfolded),
-    _rule(Op("as_strided", F.as_strided, view=True, saves=(), function=False, method=False), _strided),
+    _AS_STRIDED,
 ]
 _split_sizes.geometry = _piece("split", lambda v: v[1])
 _squeeze_dim.geometry = _squeeze_dims.geometry = _squeezed
-
-_AS_STRIDED = _VIEWS[-1]
 
 _COPIES = [
     Op("repeat", F.repeat, saves=(), varargs="repeats", function=False),
@@ -398,12 +399,13 @@ def _inplace_view(name):
         if self.requires_grad and self.is_leaf and STATE.enabled:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         res = getattr(self, name)(*args, **kwargs)
+        data = res._arr()
         if self._base is not None:
             self._view, self._geom, self._idx, self._bsv = res._view, res._geom, None, res._bsv
-        else:  # a base stays one: its elements keep their order only for the reshaping ops
+        else:  # a base stays one, holding its elements in the new order (views taken before see stale data)
             self._sv += 1
-        self._data = res._arr()
-        self._vc += 1
+        self._data = data
+        (self._base if self._base is not None else self)._vc += 1
         if res._grad_fn is not None:
             self._grad_fn, self._output_nr = res._grad_fn, res._output_nr
         return self

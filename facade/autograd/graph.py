@@ -125,7 +125,7 @@ def record(comp, dyn, arrays, res):
     """Attach a grad_fn to the float outputs of an op whose inputs require grad."""
     # requires_grad is only ever set on floating/complex tensors, so it alone decides the mask.
     mask = tuple([isinstance(t, Tensor) and t.requires_grad for t in dyn])
-    outs = res if type(res) is tuple else (res,)
+    outs = res if isinstance(res, tuple) else (res,)  # namedtuples too (max, median, ...)
     outmask = tuple([o._data.dtype in _DIFFERENTIABLE for o in outs])
     if True not in outmask:
         return

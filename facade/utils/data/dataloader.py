@@ -3,10 +3,15 @@ worker processes, with torch's arguments, order and errors.
 
 Workers (`num_workers > 0`) never start JAX (see facade._host): they fetch and collate host (numpy)
 tensors and send the batches back pickled; the batches become device tensors when the main process
-unpickles them. The start method, unless `multiprocessing_context` names one, is 'fork' while this
-process has not started JAX's runtime and 'forkserver' once it has (forking a process whose runtime
-threads run can deadlock); the forkserver preloads facade, so each worker it forks starts quickly.
-Scripts whose entry point is guarded by `if __name__ == '__main__':` work with every start method.
+unpickles them. Scripts whose entry point is guarded by `if __name__ == '__main__':` work with every
+start method.
+
+The start method, unless `multiprocessing_context` names one, is 'fork' while this process has not
+started JAX's runtime and 'forkserver' once it has, since forking a process whose runtime threads
+run can deadlock. By the time workers start, drawing their base seed from the generator has started
+JAX, so in practice it is the forkserver: a clean process, started once (about 1.5 s: it imports
+facade), that forks each worker (then as fast as 'fork'). 'spawn' re-imports everything in every
+worker, every epoch without persistent_workers.
 """
 
 from __future__ import annotations
@@ -279,7 +284,6 @@ class DataLoader(Generic[_T_co]):
 class _BaseDataLoaderIter:
     def __init__(self, loader: DataLoader) -> None:
         self._dataset = loader.dataset
-        self._shared_seed = None
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         self._auto_collation = loader._auto_collation
@@ -317,8 +321,6 @@ class _BaseDataLoaderIter:
         raise NotImplementedError
 
     def __next__(self) -> Any:
-        if self._sampler_iter is None:
-            self._reset()
         data = self._next_data()
         self._num_yielded += 1
         if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
@@ -336,7 +338,7 @@ class _BaseDataLoaderIter:
         return len(self._index_sampler)
 
     def __getstate__(self):
-        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+        raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
 
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
@@ -403,7 +405,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             w = ctx.Process(target=_utils.worker._worker_loop,
                             args=(self._dataset_kind, payload, index_queue, self._worker_result_queue,
                                   self._workers_done_event, self._auto_collation, self._drop_last, self._base_seed,
-                                  i, self._num_workers, self._persistent_workers, self._shared_seed))
+                                  i, self._num_workers))
             w.daemon = True
             w.start()
             self._index_queues.append(index_queue)
@@ -434,7 +436,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:  # a new epoch with persistent workers: every worker acknowledges the resume
             for idx in range(self._num_workers):
-                self._index_queues[idx].put(_utils.worker._ResumeIteration(self._shared_seed))
+                self._index_queues[idx].put(_utils.worker._ResumeIteration())
             resume_iteration_cnt = self._num_workers
             while resume_iteration_cnt > 0:
                 return_idx, return_data = self._get_data()
@@ -448,6 +450,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._pin_memory:  # a thread reads the result queue: poll it, checking the workers in between
             return timeout
         alive = [w.sentinel for w, up in zip(self._workers, self._workers_status) if up]
+        # the queue's read end (private, but what mp.Queue.get polls itself) and the active workers
         multiprocessing.connection.wait([self._worker_result_queue._reader, *alive], timeout)
         return 0
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .... import _host
-from . import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper
+from . import ExceptionWrapper
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
@@ -68,9 +68,7 @@ class _IterableDatasetStopIteration:
 
 @dataclass(frozen=True)
 class _ResumeIteration:
-    """Sent to persistent workers at the start of a new epoch."""
-
-    seed: int | None = None
+    """Sent to persistent workers at the start of a new epoch (they acknowledge it)."""
 
 
 class _ResultQueue(multiprocessing.queues.Queue):
@@ -153,8 +151,14 @@ def _generate_state(base_seed, worker_id):
     return state
 
 
+# How often an idle worker checks the done event. The main process also sends None on shutdown, but
+# a shutdown run by the garbage collector can lose it: the collector may finalize the index queue's
+# feeder thread before the DataLoader iterator that puts the None.
+_DONE_CHECK_INTERVAL = 0.25
+
+
 def _worker_loop(dataset_kind, payload, index_queue, data_queue, done_event, auto_collation, drop_last, base_seed,
-                 worker_id, num_workers, persistent_workers, shared_seed):
+                 worker_id, num_workers):
     """Fetch and collate the batches whose indices arrive on `index_queue`, put them on `data_queue`.
 
     `payload` holds (dataset, collate_fn, worker_init_fn). Messages in: (task idx, indices), a
@@ -189,8 +193,10 @@ def _worker_loop(dataset_kind, payload, index_queue, data_queue, done_event, aut
         watchdog = ManagerWatchdog()
         while watchdog.is_alive():
             try:
-                r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+                r = index_queue.get(timeout=_DONE_CHECK_INTERVAL)
             except queue.Empty:
+                if done_event.is_set():  # shutting down, but the None that says so was lost (see above)
+                    break
                 continue
             if isinstance(r, _ResumeIteration):
                 data_queue.put((r, None))
