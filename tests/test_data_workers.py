@@ -345,6 +345,13 @@ def test_iterable_dataset_sharded_by_worker_info_yields_each_sample_once(torch, 
         assert sorted(got) == list(range(3, 14))
 
 
+def test_iterable_dataset_with_persistent_workers_restarts_each_epoch():
+    loader = DataLoader(Stream(0, 9), batch_size=2, num_workers=2, persistent_workers=True)
+    for _ in range(2):
+        assert sorted(v for b in loader for v in b.tolist()) == list(range(9))
+    loader._iterator._shutdown_workers()
+
+
 def test_iterable_dataset_without_sharding_repeats_per_worker():
     got = list(DataLoader(Stream(0, 4, shard=False), batch_size=None, num_workers=2))
     assert got == [0, 0, 1, 1, 2, 2, 3, 3]  # as torch's documentation shows
