@@ -358,6 +358,9 @@ def _copy_tensor(t, dtype, device, requires_grad):
         if device.type != "meta":
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         out = Tensor._from_array(jax.ShapeDtypeStruct(tuple(t.shape), dtype.np), META)
+    elif _host.ACTIVE:  # a DataLoader worker: a numpy copy
+        _host.jax_device(device)
+        out = Tensor._from_array(np.array(t._arr(), dtype=dtype.np), device)
     else:
         a = t._arr()
         if a.dtype != dtype.np:

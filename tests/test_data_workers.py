@@ -187,6 +187,8 @@ OPS = [
     lambda t: (t.ones(2, 3) @ t.ones(3, 2), t.arange(6).view(2, 3).unbind(1), t.arange(7).split(3),
                t.arange(7).chunk(3)),
     lambda t: t.tensor(np.arange(4.0)) * t.from_numpy(np.array([1, 2, 3, 4], np.int32)),
+    lambda t: (t.tensor(t.arange(3).detach()), t.tensor(t.ones(2), dtype=t.int64), t.as_tensor([1, 2.5]),
+               t.logspace(0, 2, 3), t.full_like(t.ones(2), 7), t.empty(0)),
 ]
 
 
@@ -374,6 +376,7 @@ def test_local_dataset_class_and_lambda_collate_fn():
 
 # ---------------------------------------------------------------------------- tensors inside workers
 
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")  # torch.tensor(tensor) in OPS, as torch warns
 def test_tensor_ops_inside_workers_match_torch(torch):
     got = list(DataLoader(Ops(), batch_size=None, num_workers=1))
     for k, (fn, result) in enumerate(zip(OPS, got)):
@@ -448,10 +451,11 @@ def test_ragged_batch_in_worker_raises_torchs_stack_message():
 
 def test_killed_worker_raises_instead_of_hanging():
     it, pids = _worker_pids(DataLoader(Faulty("kill"), num_workers=2))
+    next(it)  # the workers are up
     start = time.monotonic()
     with pytest.raises(RuntimeError, match=r"^DataLoader worker \(pid\(s\) \d+\) exited unexpectedly$") as e:
         list(it)
-    assert time.monotonic() - start < 4  # noticed when it happens, not at the next status check
+    assert time.monotonic() - start < 4  # noticed when it happens, not at the next status check (5 s)
     assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed\. ", str(e.value.__cause__))
     del it, e
     assert multiprocessing.active_children() == [] and _gone(pids)
@@ -466,7 +470,7 @@ def test_iterator_freed_by_the_garbage_collector_stops_its_workers_at_once():
     del it
     start = time.monotonic()
     gc.collect()
-    assert time.monotonic() - start < 2 and multiprocessing.active_children() == []
+    assert time.monotonic() - start < 4 and multiprocessing.active_children() == []  # not the 5 s join timeout
 
 
 def test_timeout_raises_and_leaves_no_worker():
