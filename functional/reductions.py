@@ -16,6 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .linalg import _vnorm  # the one p-norm, with torch's gradient
+
 __all__ = [
     "sum", "mean", "nansum", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min", "amax", "amin",
     "argmax", "argmin", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "median", "nanmedian",
@@ -344,52 +346,6 @@ def logsumexp(input, dim, keepdim=False):
     return jax.nn.logsumexp(x, axes, keepdims=keepdim).astype(input.dtype)
 
 
-def _pnorm(x, p, axes):
-    a = jnp.abs(x)
-    if p == math.inf:
-        return jnp.max(a, axes, keepdims=True)
-    if p == -math.inf:
-        return jnp.min(a, axes, keepdims=True)
-    if p == 0:
-        return jnp.sum(a != 0, axes, keepdims=True).astype(a.dtype)
-    if p == 1:
-        return jnp.sum(a, axes, keepdims=True)
-    if p == 2:
-        return jnp.sqrt(jnp.sum(a * a, axes, keepdims=True))
-    return jnp.sum(a ** p, axes, keepdims=True) ** (1 / p)
-
-
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
-def _vector_norm(x, p, axes, keepdim):
-    """(sum |x|^p)^(1/p) over axes, with torch's gradient: zero at a zero norm, shared among ties for inf."""
-    return _squeeze(_pnorm(x, p, axes), axes, keepdim)
-
-
-@_vector_norm.defjvp
-def _vector_norm_jvp(p, axes, keepdim, primals, tangents):
-    (x,), (t,) = primals, tangents
-    norm = _pnorm(x, p, axes)
-    a = jnp.abs(x)
-    sgn = jnp.where(a == 0, 0, x / jnp.where(a == 0, 1, a)) if jnp.iscomplexobj(x) else jnp.sign(x)
-    sgn = jnp.where(jnp.isnan(x), 0, sgn)  # torch's sign(nan) is 0
-    if p == 0:
-        coef = jnp.zeros_like(x)
-    elif p == 1:
-        coef = sgn
-    elif p == 2:
-        coef = jnp.where(norm == 0, 0, x / jnp.where(norm == 0, 1, norm))
-    elif math.isinf(p):
-        hit = ((a == norm) | jnp.isnan(a)).astype(a.dtype)
-        coef = sgn * hit / jnp.sum(hit, axes, keepdims=True)
-    elif p < 1:
-        coef = sgn * jnp.where(x == 0, 0, a ** (p - 1)) * norm ** (1 - p)
-    else:
-        scale = jnp.where(norm == 0, 0, 1 / jnp.where(norm == 0, 1, norm ** (p - 1)))
-        coef = sgn * a ** (p - 1) * scale
-    dn = jnp.sum((jnp.conj(coef) * t).real if jnp.iscomplexobj(coef) else coef * t, axes, keepdims=True)
-    return _squeeze(norm, axes, keepdim), _squeeze(dn.astype(norm.dtype), axes, keepdim)
-
-
 def _fmt(p):
     return f"{p:g}" if isinstance(p, float) else str(p)
 
@@ -417,7 +373,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(p)} norm on the dimension {d}"
                                    "because this dimension is empty and the operation does not have an identity")
     out = input.real.dtype
-    return _vector_norm(_upcast(input), p, axes, keepdim).astype(out)
+    return _vnorm(_upcast(input), float(p), axes, keepdim, True).astype(out)
 
 
 def _matrix_norm(input, p, dims, keepdim):
