@@ -388,8 +388,10 @@ def call_inplace(op, self, args, kwargs):
         node._saved = tuple(s for s in node._saved if s[0] is not self)
     if res.dtype is not self.dtype:
         res = call(_cast_op(), (res, self.dtype), None)
-    if res._grad_fn is None and self.requires_grad and STATE.enabled:
-        res = call(_cut_op(op), (self, res), None)  # a non-differentiable result: torch's node gives zero grads
+    if res._grad_fn is None and self.requires_grad and STATE.enabled and op.differentiable:
+        # torch records ops like eq_ with a node that gives zero gradients; ops without any
+        # derivative (logical_not_ ...) leave the tensor's history as it was.
+        res = call(_cut_op(op), (self, res), None)
     self._assign(res)
     return self
 

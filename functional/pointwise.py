@@ -13,7 +13,6 @@ Errors are torch's types and messages, raised at trace time from dtypes and shap
 
 import builtins
 import math
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -873,8 +872,6 @@ def where(condition, input, other):
     (uint8 is accepted with torch's deprecation warning)."""
     _broadcast(condition, input, other)
     if condition.dtype == jnp.uint8:
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
         condition = condition.astype(jnp.bool_)
     elif not _is_bool(condition):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "

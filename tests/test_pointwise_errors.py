@@ -6,6 +6,7 @@ here against its known text, so a change on either side shows.
 """
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -197,9 +198,15 @@ def test_grad_fn_names(expr, grad_fn):
 
 
 def test_where_uint8_condition_warns():
-    for mod in (torch, facade):
-        with pytest.warns(UserWarning, match="where received a uint8 condition tensor"):
-            mod.where(mod.tensor([1, 0], dtype=mod.uint8), mod.tensor([1.0, 2.0]), mod.tensor([3.0, 4.0]))
+    # torch's own warning is TORCH_WARN_ONCE (once per process), so whether torch warns here depends on test
+    # order; its text is the one checked. facade warns at every call (Python's filters decide what shows).
+    for cond in (0, 1):  # condition first (torch.where) or second (Tensor.where)
+        with pytest.warns(UserWarning, match="where received a uint8 condition tensor. This behavior is deprecated"):
+            c, a, b = facade.tensor([1, 0], dtype=facade.uint8), facade.tensor([1.0, 2.0]), facade.tensor([3.0, 4.0])
+            facade.where(c, a, b) if cond == 0 else a.where(c, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        facade.where(facade.tensor([True, False]), facade.tensor([1, 2], dtype=facade.uint8), 3)
 
 
 def test_functional_broadcast_error_under_jit():

@@ -6,6 +6,8 @@ torch names the autograd node of some ops by the overload called (`x ** 2` is Po
 overload, picked by `route` from which arguments are Tensors.
 """
 
+import warnings
+
 import functional as F
 from functional.pointwise import _addcdiv_refusal, _pow_refusal, _sub_refusal
 
@@ -69,6 +71,13 @@ def _check_pow(vals):
         raise _pow_refusal()
 
 
+def _check_where(vals, pos=0):
+    # warned at every call, not at trace time (a cached compile would warn only once per process)
+    if isinstance(vals[pos], Tensor) and vals[pos].dtype is D.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                      "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=4)
+
+
 def _where_method(input, condition, other):
     """Tensor.where(condition, other): torch.where(condition, self, other)."""
     return F.where(condition, input, other)
@@ -92,8 +101,9 @@ def _binary(name, fn, dunder=None, *, inplace=True, **kw):
 
 
 def _compare(name, fn, dunder, aliases=()):
+    # differentiable: torch records comparisons with a zero-gradient node (EqBackward0), which shows in eq_
     return Op(name, fn, arrays=("input", "other"), promote="all", dunders=(f"__{dunder}__",), inplace=True,
-              differentiable=False, aliases=aliases)
+              aliases=aliases)
 
 
 def _special(name, row, **kw):
@@ -235,9 +245,9 @@ OPS = [
     _overloads("where", F.where, lambda args, kwargs: len(args) == 1 and not kwargs,
                {False: {}, True: dict(fn=_where_nonzero, arrays=("condition",), promote=(), jit=False,
                                       differentiable=False)},
-               arrays=("condition", "input", "other"), promote=("input", "other"), method=False),
+               arrays=("condition", "input", "other"), promote=("input", "other"), method=False, check=_check_where),
     Op("where", _where_method, arrays=("input", "condition", "other"), promote=("input", "other"), function=False,
-       grad_name="WhereBackward0"),
+       grad_name="WhereBackward0", check=lambda vals: _check_where(vals, 1)),
     # ---------------------------------------------------------------- logical and bitwise
     *(Op(n, getattr(F, n), arrays=("input", "other"), inplace=True, differentiable=False)
       for n in ("logical_and", "logical_or", "logical_xor")),
