@@ -25,7 +25,8 @@ class device:
             raise TypeError(f"device(): expected a string or a device, got {type.__class__.__name__}")
         if ":" in type:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+                raise RuntimeError("type (string) must not include an index because index was passed explicitly: "
+                                   f"{type}")
             type, _, idx = type.partition(":")
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}:{idx}'")

@@ -9,7 +9,6 @@ results and records the autograd node.
 from __future__ import annotations
 
 import inspect
-import numbers
 from collections import namedtuple
 
 import jax

@@ -7,7 +7,8 @@ import builtins
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo"]
+__all__ = ["dtype", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo",
+           "iinfo"]
 
 
 class dtype:
@@ -70,7 +71,8 @@ def from_np(np_dtype) -> dtype:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
-                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.") from None
+                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+                        "and bool.") from None
 
 
 _default = [float32]

@@ -16,10 +16,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dispatch
+from . import _dispatch, _host
 from . import _dtype as D
-from . import _host
-from ._device import CPU, META, device as _devcls, jax_device, of_array
+from ._device import CPU, META, jax_device
+from ._device import device as _devcls
 from .autograd import graph
 from .autograd.grad_mode import STATE
 
@@ -291,9 +291,10 @@ class Tensor:
     @grad.setter
     def grad(self, value):
         if value is not None and not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
         if value is not None and tuple(value.shape) != tuple(self.shape):
-            raise RuntimeError(f"assigned grad has data of a different size")
+            raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
 
     @property
@@ -339,7 +340,8 @@ class Tensor:
     @property
     def mT(self):
         if self.ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+                               f"{self.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     @property
@@ -657,7 +659,9 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return self.to(_devcls("cuda", device if isinstance(device, int) else None) if not isinstance(device, (str, _devcls)) else device)
+        if not isinstance(device, (str, _devcls)):
+            device = _devcls("cuda", device if isinstance(device, int) else None)
+        return self.to(device)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:

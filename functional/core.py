@@ -17,7 +17,8 @@ def astype(input, dtype):
 
 def put_flat(input, index, src):
     """`input` with the elements at flat positions `index` (any shape) replaced by `src` (index's shape)."""
-    flat = input.reshape(-1).at[index.reshape(-1)].set(jnp.broadcast_to(src, index.shape).reshape(-1).astype(input.dtype))
+    src = jnp.broadcast_to(src, index.shape).reshape(-1).astype(input.dtype)
+    flat = input.reshape(-1).at[index.reshape(-1)].set(src)
     return flat.reshape(input.shape)
 
 

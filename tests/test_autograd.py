@@ -400,7 +400,7 @@ def test_repeated_graphs_take_the_fused_backward(lib):
     x = leaf(lib, [0.5, -1.0, 2.0])
     w = leaf(lib, [1.5, 0.25, -0.5])
     out = []
-    for step in range(4):
+    for _ in range(4):
         y = (x * w).tanh() + x.exp() * w
         y.sum().backward()  # accumulates into .grad across steps
         out.append([x.grad.clone(), w.grad.clone()])

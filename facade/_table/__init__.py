@@ -3,7 +3,6 @@ and the in-place X_ are all derived. Each family lives in its own file."""
 
 from __future__ import annotations
 
-import functools
 import inspect
 
 from .._dispatch import call, call_inplace

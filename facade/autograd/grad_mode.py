@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled", "is_inference_mode_enabled"]
+__all__ = ["no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled",
+           "is_inference_mode_enabled"]
 
 
 class _State:

@@ -269,7 +269,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
                 outs = node._apply(grads, create_graph)
                 if node._hooks:
                     for h in node._hooks:
-                        r = h(tuple(_as_tensor(g) for g in outs), tuple(None if g is None else _as_tensor(g) for g in grads))
+                        r = h(tuple(_as_tensor(g) for g in outs),
+                              tuple(None if g is None else _as_tensor(g) for g in grads))
                         if r is not None:
                             outs = tuple(_as_value(g, create_graph) for g in r)
                 if _anomaly[0] and _anomaly[1]:

@@ -9,7 +9,8 @@ options: requires_grad off, a non-contiguous view), or any other Python value (p
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
