@@ -450,7 +450,9 @@ def test_ragged_batch_in_worker_raises_torchs_stack_message():
 
 
 def test_killed_worker_raises_instead_of_hanging():
-    it, pids = _worker_pids(DataLoader(Faulty("kill"), num_workers=2))
+    # index 7 is dispatched only after batches are consumed (2 workers x prefetch 2 hold indices 0-3 at first),
+    # so the first batch always arrives before the kill
+    it, pids = _worker_pids(DataLoader(Faulty("kill", bad=7), num_workers=2))
     next(it)  # the workers are up
     start = time.monotonic()
     with pytest.raises(RuntimeError, match=r"^DataLoader worker \(pid\(s\) \d+\) exited unexpectedly$") as e:
