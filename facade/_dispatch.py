@@ -179,13 +179,28 @@ def _static(v):
     return v
 
 
+_SCALARS = {}
+
+
+def _scalar(v, dtype):
+    """A Python number as a cached 0-dim array of the dtype it is cast to: a jitted call takes an
+    array argument faster than a Python scalar, and scripts reuse a handful of constants."""
+    key = (v, type(v), dtype) if v else (v, type(v), dtype, str(v))  # str keeps -0.0 apart from 0.0
+    a = _SCALARS.get(key)
+    if a is None:
+        if len(_SCALARS) > 512:
+            _SCALARS.clear()
+        a = _SCALARS[key] = jax.numpy.asarray(v, dtype)
+    return a
+
+
 def _walk(v, dyn, top, cast):
     """Skeleton of an array argument; appends its Tensors (and top-level numbers) to dyn."""
     if isinstance(v, Tensor):
         dyn.append(v)
         return ("T", cast)
     if top and isinstance(v, _NUM):
-        dyn.append(v)
+        dyn.append(_scalar(v, cast) if cast is not None and not _host.ACTIVE else v)
         return ("S", cast)
     if isinstance(v, (list, tuple)):
         return ("L" if isinstance(v, list) else "U", tuple(_walk(x, dyn, False, cast) for x in v))
