@@ -132,17 +132,24 @@ def record(comp, dyn, arrays, res):
     op = comp.op
     node = op.node_type()
     node._comp, node._mask, node._outmask, node._arrays = comp, mask, outmask, arrays
-    node._edges = tuple(t._edge() for t, m in zip(dyn, mask) if m)
-    node._out_meta = tuple((o._data.shape, o._data.dtype) for o, m in zip(outs, outmask) if m)
+    # the common edge inline: a non-view input with a grad_fn (Tensor._edge handles the rest)
+    node._edges = tuple([(t._grad_fn, t._output_nr) if t._grad_fn is not None and t._base is None else t._edge()
+                         for t, m in zip(dyn, mask) if m])
+    if len(outs) == 1:
+        o = outs[0]
+        node._out_meta = ((o._data.shape, o._data.dtype),)
+        o.requires_grad, o._grad_fn, o._output_nr = True, node, 0
+    else:
+        node._out_meta = tuple([(o._data.shape, o._data.dtype) for o, m in zip(outs, outmask) if m])
+        nr = 0
+        for o, m in zip(outs, outmask):
+            if m:
+                o.requires_grad, o._grad_fn, o._output_nr = True, node, nr
+                nr += 1
     if op.saves == "inputs":
-        node._saved = tuple((t, t._vc if t._base is None else t._version) for t in dyn if isinstance(t, Tensor))
-    nr = 0
-    for o, m in zip(outs, outmask):
-        if m:
-            o.requires_grad, o._grad_fn, o._output_nr = True, node, nr
-            nr += 1
-    if op.saves == "result":
-        node._saved = tuple((o, o._version) for o, m in zip(outs, outmask) if m)
+        node._saved = tuple([(t, t._vc if t._base is None else t._version) for t in dyn if isinstance(t, Tensor)])
+    elif op.saves == "result":
+        node._saved = tuple([(o, o._version) for o, m in zip(outs, outmask) if m])
     if _anomaly[0]:
         import traceback
 
