@@ -81,14 +81,14 @@ class Compiled:
 
     __slots__ = ("op", "raw", "fwd", "vjps", "bwd_ops")
 
-    def __init__(self, op, skel, cast):
+    def __init__(self, op, skel):
         self.op = op
 
         npos, names = op.npos, op.params
 
         def raw(*dyn):
             it = iter(dyn)
-            vals = [_rebuild(s, it, cast) for s in skel]
+            vals = [_rebuild(s, it) for s in skel]
             return op.fn(*vals[:npos], **dict(zip(names[npos:], vals[npos:])))
 
         raw.__name__ = op.name
@@ -133,18 +133,24 @@ def _make_vjp(raw, mask, outmask):
 # A skeleton is the hashable static image of the arguments: Tensors and traced scalars
 # become slots ("T"/"S", with the dtype they are cast to), everything else stays as is.
 
-def _rebuild(s, it, cast):
+def _jax_scalar(a, dtype):
+    return jax.numpy.asarray(a, dtype=dtype)
+
+
+def _rebuild(s, it, scalar=_jax_scalar):
+    """The argument values of one call from its skeleton and its traced values `it`
+    (`scalar(value, dtype)` casts a traced number; host mode passes a numpy one)."""
     kind = s[0] if type(s) is tuple else None
     if kind == "T":
         a = next(it)
         return a if s[1] is None or s[1] == a.dtype else a.astype(s[1])
     if kind == "S":
         a = next(it)
-        return jax.numpy.asarray(a, dtype=s[1]) if s[1] is not None else a
+        return scalar(a, s[1]) if s[1] is not None else a
     if kind == "L":
-        return [_rebuild(c, it, cast) for c in s[1]]
+        return [_rebuild(c, it, scalar) for c in s[1]]
     if kind == "U":
-        return tuple(_rebuild(c, it, cast) for c in s[1])
+        return tuple(_rebuild(c, it, scalar) for c in s[1])
     if kind == "slice":
         return slice(*s[1:])
     if kind == "C":
@@ -302,7 +308,7 @@ def call(op, args, kwargs):
     skel = tuple(skel)
     comp = op.cache.get(skel)
     if comp is None:
-        comp = op.cache[skel] = Compiled(op, skel, cast)
+        comp = op.cache[skel] = Compiled(op, skel)
     result = _host.run(comp, skel, dyn) if _host.ACTIVE else run(comp, dyn)  # host: DataLoader workers
     if op.view and (op.view is True or op.view(vals)):
         _mark_views(op, vals[0], result, args, kwargs)

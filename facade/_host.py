@@ -269,24 +269,15 @@ SUPPORTED = [
 ]
 
 
+def _np_scalar(a, dtype):
+    return np.asarray(a).astype(dtype)  # astype wraps ints as torch does
+
+
 def _rebuild(s, it):
-    """dispatch._rebuild with numpy: the argument values of one call from its skeleton."""
-    kind = s[0] if type(s) is tuple else None
-    if kind == "T":
-        a = next(it)
-        return a if s[1] is None or s[1] == a.dtype else a.astype(s[1])
-    if kind == "S":
-        a = next(it)
-        return np.asarray(a).astype(s[1]) if s[1] is not None else a  # astype wraps ints as torch does
-    if kind == "L":
-        return [_rebuild(c, it) for c in s[1]]
-    if kind == "U":
-        return tuple(_rebuild(c, it) for c in s[1])
-    if kind == "slice":
-        return slice(*s[1:])
-    if kind == "C":
-        return s[1]
-    return s
+    """dispatch._rebuild with numpy scalars: the argument values of one call from its skeleton."""
+    from ._dispatch import _rebuild as rebuild
+
+    return rebuild(s, it, _np_scalar)
 
 
 def _signature(arrays):
