@@ -262,6 +262,16 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 # ---------------------------------------------------------------------------- max / min
 
+def _values_indices(input, x, idx, d, keepdim):
+    """The (values, int64 indices) namedtuple pair of a selection `idx` along x's last axis (input's
+    dim `d` moved last), put back at dim d."""
+    values = _take(x, idx, -1)
+    if input.ndim == 0:
+        return values.reshape(()), jnp.zeros((), jnp.int64)
+    values, idx = jnp.moveaxis(values, -1, d), jnp.moveaxis(idx, -1, d)
+    return _squeeze(values, d, keepdim), _squeeze(idx.astype(jnp.int64), d, keepdim)
+
+
 def _extreme(name, input, dim, keepdim, pick, arg):
     if dim is None:
         _nonempty(name, input, (), None)
@@ -269,11 +279,7 @@ def _extreme(name, input, dim, keepdim, pick, arg):
     x, d = _last(input, dim)
     _nonempty(name, input, (d,), d)
     idx = arg(x, axis=-1, keepdims=True)
-    values = _take(x, idx, -1)
-    if input.ndim == 0:
-        return values.reshape(()), jnp.zeros((), jnp.int64)
-    values, idx = jnp.moveaxis(values, -1, d), jnp.moveaxis(idx, -1, d)
-    return _squeeze(values, d, keepdim), _squeeze(idx.astype(jnp.int64), d, keepdim)
+    return _values_indices(input, x, idx, d, keepdim)
 
 
 def max(input, dim=None, keepdim=False):
@@ -428,11 +434,7 @@ def _median(name, input, dim, keepdim, ignore_nan):
     # torch's lower median; a NaN makes median pick the first NaN, nanmedian skips them
     k = jnp.maximum(n - nans - 1, 0) // 2 if ignore_nan else jnp.where(nans > 0, n - nans, (n - 1) // 2)
     idx = _take(perm, k, -1)
-    values = _take(x, idx, -1)
-    if input.ndim == 0:
-        return values.reshape(()), jnp.zeros((), jnp.int64)
-    values, idx = jnp.moveaxis(values, -1, d), jnp.moveaxis(idx, -1, d)
-    return _squeeze(values, d, keepdim), _squeeze(idx.astype(jnp.int64), d, keepdim)
+    return _values_indices(input, x, idx, d, keepdim)
 
 
 def median(input, dim=None, keepdim=False):
@@ -520,11 +522,7 @@ def mode(input, dim=-1, keepdim=False):
     end = lax.cummin(jnp.where(jnp.concatenate([change, edge], -1), pos, n - 1), axis=s.ndim - 1, reverse=True)
     best = jnp.argmax(end - start, axis=-1, keepdims=True)  # first longest run: the smallest value
     idx = _take(perm, _take(end, best, -1), -1)
-    values = _take(x, idx, -1)
-    if input.ndim == 0:
-        return values.reshape(()), jnp.zeros((), jnp.int64)
-    values, idx = jnp.moveaxis(values, -1, d), jnp.moveaxis(idx, -1, d)
-    return _squeeze(values, d, keepdim), _squeeze(idx.astype(jnp.int64), d, keepdim)
+    return _values_indices(input, x, idx, d, keepdim)
 
 
 # ---------------------------------------------------------------------------- scans
