@@ -90,13 +90,14 @@ globals().update(_creation.LEGACY_CPU)
 strided = "torch.strided"
 __version__ = "2.13.0"
 
-from . import cuda, hub, linalg, serialization, special  # noqa: E402  # noqa: E402
+from . import cuda, hub, linalg, nn, serialization, special  # noqa: E402  (nothing in nn calls an op at import)
 from .serialization import load, save  # noqa: E402
 
-_table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special})
+_table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special,
+                        "torch.nn.functional": nn.functional})
 _random.install(Tensor)
 
-from . import utils  # noqa: E402  (after install: utils.data uses torch.stack and friends)
+from . import optim, utils  # noqa: E402,F401  (after install: utils.data uses torch.stack and friends)
 
 
 def is_tensor(obj):

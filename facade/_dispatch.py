@@ -66,7 +66,8 @@ class Op:
         if self.out is not None:
             self.out.__module__ = "torch.return_types"
         self.varargs = None if varargs is None else self.index[varargs]
-        self.aliases, self.module = aliases, module
+        self.aliases = aliases
+        self.modules = (module,) if isinstance(module, str) else tuple(module)  # torch.relu and F.relu
         self.route = route  # callable(args, kwargs) -> the Op of torch's overload for this call, or None for self
         self.check = check  # callable(vals): raises torch's error for arguments refused before promotion
         self.post = post  # callable(result) -> what torch returns instead of the Tensor (bool for allclose)

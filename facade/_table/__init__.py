@@ -6,9 +6,25 @@ from __future__ import annotations
 import inspect
 
 from .._dispatch import call, call_inplace
-from . import core, indexing, linalg, pointwise, reductions, shape, sorting
+from . import (
+    core,
+    indexing,
+    linalg,
+    nn_activation,
+    nn_conv,
+    nn_loss,
+    nn_misc,
+    nn_norm,
+    nn_pool,
+    pointwise,
+    reductions,
+    shape,
+    sorting,
+)
 
-OPS = [*core.OPS, *pointwise.OPS, *reductions.OPS, *shape.OPS, *indexing.OPS, *sorting.OPS, *linalg.OPS]
+FAMILIES = (core, pointwise, reductions, shape, indexing, sorting, linalg,
+            nn_activation, nn_conv, nn_pool, nn_norm, nn_loss, nn_misc)
+OPS = [op for family in FAMILIES for op in family.OPS]
 
 
 def _function(op):
@@ -57,8 +73,9 @@ def install(Tensor, modules):
         fn = _function(op)
         names = (op.name, *op.aliases)
         if op.function:
-            for n in names:
-                setattr(modules[op.module], n, fn)
+            for module in op.modules:
+                for n in names:
+                    setattr(modules[module], n, fn)
         if op.method:
             m = property(_method(op)) if op.method == "property" else _method(op)  # x.real, x.imag
             for n in names:
@@ -73,8 +90,8 @@ def install(Tensor, modules):
                 setattr(Tensor, n + "_", m)
             for d in op.inplace_dunders:
                 setattr(Tensor, d, m)
-    for family in (shape, indexing):  # compositions of rows (views of several inputs, __getitem__ ...)
-        for n, f in getattr(family, "FUNCTIONS", {}).items():
-            setattr(modules["torch"], n, f)
+    for family in FAMILIES:  # compositions of rows (views of several inputs, __getitem__, dropout ...)
+        for n, f in getattr(family, "FUNCTIONS", {}).items():  # FUNCTIONS: {name: f} on the family MODULE
+            setattr(modules[getattr(family, "MODULE", "torch")], n, f)  # where the family's MODULE says
         for n, f in getattr(family, "METHODS", {}).items():
             setattr(Tensor, n, f)

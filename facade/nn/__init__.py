@@ -1,0 +1,5 @@
+"""torch.nn: modules, parameters, init, functional and utils, in torch's module tree."""
+
+from . import functional, init, modules, parameter, utils  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .parameter import *  # noqa: F401,F403

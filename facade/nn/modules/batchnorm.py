@@ -1,0 +1,3 @@
+"""torch.nn.modules.batchnorm."""
+
+__all__ = []

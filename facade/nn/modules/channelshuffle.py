@@ -1,0 +1,3 @@
+"""torch.nn.modules.channelshuffle."""
+
+__all__ = []

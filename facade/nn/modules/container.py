@@ -1,0 +1,3 @@
+"""torch.nn.modules.container."""
+
+__all__ = []

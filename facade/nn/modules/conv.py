@@ -1,0 +1,3 @@
+"""torch.nn.modules.conv."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.distance."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.dropout."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.fold."""
+
+__all__ = []

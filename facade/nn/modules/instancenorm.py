@@ -1,0 +1,3 @@
+"""torch.nn.modules.instancenorm."""
+
+__all__ = []

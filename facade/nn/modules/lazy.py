@@ -1,0 +1,3 @@
+"""torch.nn.modules.lazy."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.linear."""
+
+__all__ = []

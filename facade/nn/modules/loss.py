@@ -1,0 +1,3 @@
+"""torch.nn.modules.loss."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.module."""
+
+__all__ = []

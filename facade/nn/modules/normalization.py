@@ -1,0 +1,3 @@
+"""torch.nn.modules.normalization."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.padding."""
+
+__all__ = []

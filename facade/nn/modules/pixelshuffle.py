@@ -1,0 +1,3 @@
+"""torch.nn.modules.pixelshuffle."""
+
+__all__ = []

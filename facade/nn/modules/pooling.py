@@ -1,0 +1,3 @@
+"""torch.nn.modules.pooling."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.rnn."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.sparse."""
+
+__all__ = []

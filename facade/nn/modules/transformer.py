@@ -1,0 +1,3 @@
+"""torch.nn.modules.transformer."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.modules.upsampling."""
+
+__all__ = []

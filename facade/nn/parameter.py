@@ -1,0 +1,3 @@
+"""torch.nn.parameter: Parameter, Buffer, UninitializedParameter, UninitializedBuffer."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torch.nn.utils."""
+
+from . import rnn  # noqa: F401

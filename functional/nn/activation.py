@@ -1,0 +1,3 @@
+"""activation."""
+
+__all__ = []
