@@ -225,6 +225,20 @@ def _run(kind, static, key, *params):
     return jax.random.key_data(new), _SAMPLERS[kind](sub, static, *params)
 
 
+@jax.jit
+def _split(key):
+    new, sub = jax.random.split(jax.random.wrap_key_data(key, impl="threefry2x32"))
+    return jax.random.key_data(new), jax.lax.bitcast_convert_type(jax.random.key_data(sub), jnp.int64)
+
+
+def next_key(generator=None, device="cpu"):
+    """A fresh random key for an op that samples inside its jitted function (dropout): a 0-dim int64
+    Tensor of key data, turned back into a key by `functional.prng_key`. Advances the generator."""
+    gen, device = _generator(generator), C._device(device)
+    gen._key, sub = _split(_key_on(gen, device))
+    return Tensor._from_array(sub, device)
+
+
 def _generator(generator):
     if generator is None:
         return default_generator
@@ -233,16 +247,20 @@ def _generator(generator):
     return generator
 
 
+def _key_on(gen, device):
+    key, jd = gen._key, jax_device(device)
+    if isinstance(key, np.ndarray) or (not isinstance(key, jax.core.Tracer) and key.devices() != {jd}):
+        key = jax.device_put(key, jd)
+    return key
+
+
 def _draw(generator, kind, static, params, device):
     """One sample as a jax array on torch `device` (advances the generator)."""
     gen = _generator(generator)
     if _host.ACTIVE:  # a DataLoader worker: numpy draws, no JAX
         _host.jax_device(device)
         return _host.draw(gen, kind, static, params)
-    key = gen._key
-    jd = jax_device(device)
-    if isinstance(key, np.ndarray) or (not isinstance(key, jax.core.Tracer) and key.devices() != {jd}):
-        key = jax.device_put(key, jd)
+    key = _key_on(gen, device)
     params = tuple(p._arr() if isinstance(p, Tensor) else p for p in params)
     gen._key, out = _run(kind, static, key, *params)
     return out

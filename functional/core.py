@@ -1,8 +1,9 @@
 """Casting, copying and the scatter used by writes through views."""
 
+import jax
 import jax.numpy as jnp
 
-__all__ = ["astype", "put_flat", "clone", "copy", "fill", "replace"]
+__all__ = ["astype", "put_flat", "clone", "copy", "fill", "replace", "prng_key"]
 
 
 def astype(input, dtype):
@@ -43,3 +44,9 @@ def fill(input, value):
 def replace(input, src):
     """`src` (same shape and dtype as `input`): an in-place write whose gradient to `input` is zero."""
     return src
+
+
+def prng_key(key):
+    """A JAX PRNG key from a 0-dim int64 array holding threefry key data (how facade passes a fresh
+    random key into a jitted op such as dropout; see facade._random.next_key)."""
+    return jax.random.wrap_key_data(jax.lax.bitcast_convert_type(key, jnp.uint32), impl="threefry2x32")
