@@ -11,11 +11,14 @@ from . import (
     indexing,
     linalg,
     nn_activation,
+    nn_attention,
     nn_conv,
     nn_loss,
     nn_misc,
     nn_norm,
     nn_pool,
+    nn_rnn,
+    nn_sampling,
     pointwise,
     reductions,
     shape,
@@ -23,7 +26,7 @@ from . import (
 )
 
 FAMILIES = (core, pointwise, reductions, shape, indexing, sorting, linalg,
-            nn_activation, nn_conv, nn_pool, nn_norm, nn_loss, nn_misc)
+            nn_activation, nn_conv, nn_sampling, nn_pool, nn_norm, nn_loss, nn_misc, nn_attention, nn_rnn)
 OPS = [op for family in FAMILIES for op in family.OPS]
 
 
