@@ -67,6 +67,8 @@ def install_torch_alias():
     """Make `import torch` (and every `torch.X.Y`) resolve to facade in this process."""
     if not any(isinstance(f, _TorchAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, _TorchAlias())
+        # `from safetensors.torch import save_file` would import real torch: give it facade's safetensors
+        sys.meta_path.insert(0, _TorchAlias("safetensors.torch", "facade._safetensors"))
     real = sys.modules.get("torch")
     if real is not None and getattr(real, "__name__", None) != "facade":
         raise RuntimeError("real torch is already imported in this process; facade cannot replace it")

@@ -20,7 +20,7 @@ from ._device import device as _device
 from ._tensor import Tensor
 from ._zipformat import aligned_empty
 
-__all__ = ["save", "save_file", "load", "load_file", "safe_open"]
+__all__ = ["save", "save_file", "load", "load_file", "safe_open", "save_model", "load_model"]
 
 _CODES = {"F64": D.float64, "F32": D.float32, "F16": D.float16, "BF16": D.bfloat16, "I64": D.int64, "I32": D.int32,
           "I16": D.int16, "I8": D.int8, "U8": D.uint8, "BOOL": D.bool, "C64": D.complex64}
@@ -35,13 +35,10 @@ class SafetensorError(Exception):
 def _check(tensors):
     if not isinstance(tensors, dict):
         raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
-    roots = {}
     for k, v in tensors.items():
         if not isinstance(v, Tensor):
             raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
-        if v.numel():
-            roots.setdefault(id(v._base if v._base is not None else v), set()).add(k)
-    failing = [names for names in roots.values() if len(names) > 1]
+    failing = [set(names) for names in _shared(tensors) if len(names) > 1]
     if failing:
         raise RuntimeError(
             "\n            Some tensors share memory, this will lead to duplicate memory on disk and potential "
@@ -57,6 +54,67 @@ def _check(tensors):
                 "before saving.")
         if v.dtype not in _CODE_OF:
             raise ValueError(f"safetensors: dtype {v.dtype} of `{k}` has no safetensors code")
+
+
+def _shared(tensors):
+    """Groups of names whose (non-empty) tensors share memory: the same tensor (tied weights) or views of one base."""
+    roots = {}
+    for k, v in tensors.items():
+        if v.numel():
+            roots.setdefault(id(v._base if v._base is not None else v), []).append(k)
+    return list(roots.values())
+
+
+def _duplicates(state_dict, preferred=()):
+    """{kept name: [names dropped]} for tied tensors, as `safetensors.torch._remove_duplicate_names`: keep the
+    first name in sorted order among those covering the whole storage, preferring names in `preferred`."""
+    out = {}
+    for names in _shared(state_dict):
+        if len(names) < 2:
+            continue
+        complete = sorted(n for n in names if state_dict[n]._base is None)
+        if not complete:
+            raise RuntimeError(f"Error while trying to find names to remove to save state dict, but found no suitable "
+                               f"name to keep for saving amongst: {set(names)}. None is covering the entire storage.")
+        keep = ([n for n in complete if n in preferred] or complete)[0]
+        out[keep] = [n for n in sorted(names) if n != keep]
+    return out
+
+
+def save_model(model, filename, metadata=None, force_contiguous=True):
+    """Save `model.state_dict()`, dropping all but one name of each tied tensor (recorded in the metadata)."""
+    state_dict = model.state_dict()
+    for kept, dropped in _duplicates(state_dict).items():
+        for name in dropped:
+            metadata = {} if metadata is None else metadata
+            metadata.setdefault(name, kept)
+            del state_dict[name]
+    if force_contiguous:
+        state_dict = {k: v.contiguous() for k, v in state_dict.items()}
+    save_file(state_dict, filename, metadata=metadata)
+
+
+def load_model(model, filename, strict=True, device="cpu"):
+    """Load a file written by `save_model` into `model`; returns (missing, unexpected) names, raising on either
+    when `strict`, in the words of `safetensors.torch.load_model`."""
+    state_dict = load_file(filename, device=device)
+    dropped = _duplicates(model.state_dict(), preferred=set(state_dict))
+    missing, unexpected = model.load_state_dict(state_dict, strict=False)
+    missing = set(missing)
+    for names in dropped.values():
+        for name in names:
+            if name in missing:
+                missing.remove(name)
+            else:
+                unexpected.append(name)
+    if strict and (missing or unexpected):
+        error = f"Error(s) in loading state_dict for {model.__class__.__name__}:"
+        if missing:
+            error += "\n    Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in sorted(missing))
+        if unexpected:
+            error += "\n    Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in sorted(unexpected))
+        raise RuntimeError(error)
+    return missing, unexpected
 
 
 def _serialize(tensors, metadata):
