@@ -95,6 +95,7 @@ def install(Tensor, modules):
                 setattr(Tensor, d, m)
     for family in FAMILIES:  # compositions of rows (views of several inputs, __getitem__, dropout ...)
         for n, f in getattr(family, "FUNCTIONS", {}).items():  # FUNCTIONS: {name: f} on the family MODULE
-            setattr(modules[getattr(family, "MODULE", "torch")], n, f)  # where the family's MODULE says
+            mod, _, n = n.rpartition(".")  # or a qualified name: "torch.relu_" from an nn family
+            setattr(modules[mod or getattr(family, "MODULE", "torch")], n, f)  # where the family's MODULE says
         for n, f in getattr(family, "METHODS", {}).items():
             setattr(Tensor, n, f)

@@ -1,0 +1,441 @@
+"""torch.optim.optimizer: the Optimizer base class.
+
+An optimizer here is a pure update plus a thin class (DESIGN.md rule 6). A subclass names its
+hyper-parameters (`_hyper`: traced scalars, so `group['lr'] = x` never recompiles), the group
+options that select a code path (`_static`), how a parameter's state starts (`_init_state`) and a
+pure `_update(params, grads, states, hp, static) -> (params, states)` over the lists of arrays of
+one parameter group. `step()` runs that update as ONE jitted call per group and writes the results
+back into the same Parameter and state tensor objects in place (bumping their versions).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+from itertools import chain
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+
+class _RequiredParameter:
+    """Singleton class representing a required parameter for an Optimizer."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+ParamsT = Any
+
+_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register a pre hook `hook(optimizer, args, kwargs)` run before every optimizer's step()."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register a post hook `hook(optimizer, args, kwargs)` run after every optimizer's step()."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hooked(func):
+    """Wrap a step() so the step pre/post hooks run around it (torch's profile_hook_step)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for pre_hook in chain(_global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+        out = func(*args, **kwargs)
+        for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
+
+
+def _typename(x):
+    return type(x).__module__.replace("facade", "torch") + "." + type(x).__qualname__ if not isinstance(
+        x, Tensor) else "torch.Tensor"
+
+
+def _scalar(v):
+    """A group value as the traced scalar the update receives (floats keep one jit cache entry)."""
+    if isinstance(v, (tuple, list)):
+        return tuple(_scalar(x) for x in v)
+    return float(v)
+
+
+def _set(t, a):
+    """Write array `a` into tensor `t` in place, as torch's in-place optimizer ops do."""
+    if t._base is None and t._np is None:
+        t._data = a
+        t._sv += 1
+        t._vc += 1
+    else:
+        t._write(Tensor._from_array(a, t._device), record=True)
+
+
+def _zeros_like(p, dtype=None, value=0):
+    a = p._arr()
+    return Tensor._from_array(jnp.full(a.shape, value, dtype or a.dtype, device=a.device), p._device)
+
+
+def _scalar_tensor(p, value):
+    """torch's 0-dim float32 state scalar (`step`, `mu_product`, `eta`, `mu`)."""
+    return Tensor._from_array(jnp.full((), value, jnp.float32, device=p._arr().device), p._device)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _apply(update, static, hp, params, grads, states):
+    return update(params, grads, states, hp, dict(static))
+
+
+class Optimizer:
+    """Base class for all optimizers (torch.optim.Optimizer): `params` is an iterable of Tensors,
+    of (name, Tensor) pairs, or of dicts defining parameter groups; `defaults` holds each group's
+    default options."""
+
+    _hyper: tuple = ()   # group keys passed to `_update` as traced scalars
+    _static: tuple = ()  # group keys that select a code path (part of the compile key)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "hooked", False):
+            cls.step = _hooked(step)
+
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
+                            "got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a param group to the optimizer's `param_groups`."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len(tensors) != len(set(map(id, tensors))):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(map(id, group["params"]))
+            if ("param_names" in param_group) != ("param_names" in group):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
+        if not seen.isdisjoint(map(id, tensors)):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized tensors (to None, or to zeros)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        if p.grad.grad_fn is not None:
+                            p.grad.detach_()
+                        else:
+                            p.grad.requires_grad_(False)
+                        p.grad.zero_()
+
+    # ------------------------------------------------------------------ step
+    def step(self, closure=None):
+        """Perform a single optimization step; `closure` re-evaluates the model and returns the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _init_state(self, p, group) -> dict:
+        return {}
+
+    def _hypers(self, group):
+        return {k: _scalar(group[k]) for k in self._hyper}
+
+    def _statics(self, group):
+        return tuple((k, group[k]) for k in self._static)
+
+    def _step_group(self, group):
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        states = []
+        for p in params:
+            if p.grad.is_sparse:
+                raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+            st = self.state.get(p)
+            if not st:  # lazy init; torch never creates an entry for stateless updates (SGD without momentum)
+                st = self._init_state(p, group)
+                if st:
+                    self.state[p] = st
+            states.append(st)
+        arrays = [{k: v._arr() for k, v in st.items() if isinstance(v, Tensor)} for st in states]
+        new_params, new_states = _apply(type(self)._update, self._statics(group), self._hypers(group),
+                                        [p._arr() for p in params], [p.grad._arr() for p in params], arrays)
+        for p, a in zip(params, new_params):
+            _set(p, a)
+        for p, st, new in zip(params, states, new_states):
+            if new and not st:
+                st = self.state[p]
+            for k, a in new.items():
+                t = st.get(k)
+                if isinstance(t, Tensor):
+                    _set(t, a)
+                else:
+                    st[k] = Tensor._from_array(a, p._device)
+
+    @staticmethod
+    def _update(params, grads, states, hp, static):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ hooks
+    def register_step_pre_hook(self, hook):
+        """`hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)` runs before step()."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """`hook(optimizer, args, kwargs) -> None` runs after step()."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def _register(self, hooks, hook, prepend):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False):
+        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False):
+        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False):
+        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False):
+        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self) -> dict[str, Any]:
+        """`{'state': {index: {name: tensor}}, 'param_groups': [{..., 'params': [index, ...]}]}` (torch's layout)."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
+        mapping: dict[int, int] = {}
+        start = 0
+
+        def pack(group):
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            mapping.update({id(p): i for i, p in enumerate(group["params"], start) if id(p) not in mapping})
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        param_groups = [pack(g) for g in self.param_groups]
+        packed_state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    @staticmethod
+    def _cast_state(param, value, key, fused_or_capturable):
+        if not isinstance(value, Tensor):
+            return value
+        if key == "step":
+            return value.to(dtype=_dtype.float32, device=param.device) if fused_or_capturable else value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load optimizer state saved by `state_dict()` (here or in torch)."""
+        state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's "
+                             "group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        flags = {i: g.get("fused", False) or g.get("capturable", False)
+                 for g in state_dict["param_groups"] for i in g["params"]}
+
+        def cast(param, value, key=None, flag=False):
+            if isinstance(value, dict):
+                return {k: cast(param, v, k, flag) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v, None, flag) for v in value)
+            return self._cast_state(param, value, key, flag)
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                state[id_map[k]] = cast(id_map[k], v, flag=flags.get(k, False))
+            else:
+                state[k] = v
+        new_groups = []
+        for g, ng in zip(groups, saved_groups):
+            ng["params"] = g["params"]
+            if "param_names" in g and "param_names" not in ng:
+                ng["param_names"] = g["param_names"]
+            new_groups.append(ng)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for k, v in self.defaults.items():
+                if k not in ("lr", "params"):
+                    group.setdefault(k, v)
+            for p in group["params"]:
+                st = self.state.get(p)
+                if st and "step" in st and not isinstance(st["step"], Tensor):
+                    st["step"] = _scalar_tensor(p, float(st["step"]))
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+
+Optimizer.step.hooked = False
+Optimizer.step = _hooked(Optimizer.step)
+
+
+def _elementwise(fn, keys):
+    """An `_update` that applies the per-tensor `fn(p, g, *state[keys], step, **hp, **static) -> (p, *state)`
+    of functional.optim to each parameter of the group (and counts `step`)."""
+
+    def update(params, grads, states, hp, static):
+        out_p, out_s = [], []
+        for p, g, s in zip(params, grads, states):
+            step = s["step"] + 1
+            p, *vals = fn(p, g, *[s[k] for k in keys], step, **hp, **static)
+            out_p.append(p)
+            out_s.append({"step": step, **dict(zip(keys, vals))})
+        return out_p, out_s
+
+    return staticmethod(update)
+
+
+def _check(cond, msg):
+    if not cond:
+        raise ValueError(msg)
+
+
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+
+
+def _check_betas(betas):
+    _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+    _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
