@@ -80,40 +80,51 @@ def _stats(lib, fn, shape, draws=4):
     return np.concatenate(vals)
 
 
-RANDOM = {
-    "uniform": (lambda lib, t: lib.nn.init.uniform_(t, -0.5, 2.0), (100, 100)),
-    "uniform_default": (lambda lib, t: lib.nn.init.uniform_(t), (100, 100)),
-    "normal": (lambda lib, t: lib.nn.init.normal_(t, 1.0, 0.3), (100, 100)),
-    "trunc_normal": (lambda lib, t: lib.nn.init.trunc_normal_(t), (100, 100)),
-    "trunc_normal_narrow": (lambda lib, t: lib.nn.init.trunc_normal_(t, 0.5, 2.0, a=0.0, b=1.0), (100, 100)),
-    "trunc_normal_one_sided": (lambda lib, t: lib.nn.init.trunc_normal_(t, std=0.02, a=0.0, b=0.1), (100, 100)),
-    "xavier_uniform": (lambda lib, t: lib.nn.init.xavier_uniform_(t, gain=1.5), (40, 30, 3)),
-    "xavier_normal": (lambda lib, t: lib.nn.init.xavier_normal_(t), (40, 30, 3)),
-    "kaiming_uniform": (lambda lib, t: lib.nn.init.kaiming_uniform_(t, a=5 ** 0.5), (50, 20, 3, 3)),
+_XU = 1.5 * (6 / (20 * 9 + 50 * 9)) ** 0.5
+_KU = (2 / (1 + 5)) ** 0.5 * (3 / (20 * 9)) ** 0.5
+_KR = (2 * 3 / 100) ** 0.5
+RANDOM = {  # name: (init, shape, (low, high) bounds of the law or None)
+    "uniform": (lambda lib, t: lib.nn.init.uniform_(t, -0.5, 2.0), (100, 100), (-0.5, 2.0)),
+    "uniform_default": (lambda lib, t: lib.nn.init.uniform_(t), (100, 100), (0.0, 1.0)),
+    "normal": (lambda lib, t: lib.nn.init.normal_(t, 1.0, 0.3), (100, 100), None),
+    "trunc_normal": (lambda lib, t: lib.nn.init.trunc_normal_(t), (100, 100), (-2.0, 2.0)),
+    "trunc_normal_narrow": (lambda lib, t: lib.nn.init.trunc_normal_(t, 0.5, 2.0, a=0.0, b=1.0), (100, 100),
+                            (0.0, 1.0)),
+    "trunc_normal_one_sided": (lambda lib, t: lib.nn.init.trunc_normal_(t, std=0.02, a=0.0, b=0.1), (100, 100),
+                               (0.0, 0.1)),
+    "xavier_uniform": (lambda lib, t: lib.nn.init.xavier_uniform_(t, gain=1.5), (50, 20, 3, 3), (-_XU, _XU)),
+    "xavier_normal": (lambda lib, t: lib.nn.init.xavier_normal_(t), (50, 20, 3, 3), None),
+    "kaiming_uniform": (lambda lib, t: lib.nn.init.kaiming_uniform_(t, a=5 ** 0.5), (50, 20, 3, 3), (-_KU, _KU)),
     "kaiming_uniform_relu_out": (lambda lib, t: lib.nn.init.kaiming_uniform_(t, mode="fan_out",
-                                                                             nonlinearity="relu"), (50, 200)),
-    "kaiming_normal": (lambda lib, t: lib.nn.init.kaiming_normal_(t), (50, 200)),
-    "kaiming_normal_tanh": (lambda lib, t: lib.nn.init.kaiming_normal_(t, nonlinearity="tanh"), (50, 20, 3, 3)),
-    "orthogonal": (lambda lib, t: lib.nn.init.orthogonal_(t, gain=2.0), (60, 40)),
-    "orthogonal_wide": (lambda lib, t: lib.nn.init.orthogonal_(t), (20, 10, 3)),
-    "sparse": (lambda lib, t: lib.nn.init.sparse_(t, 0.3, std=0.5), (100, 60)),
+                                                                             nonlinearity="relu"), (100, 100),
+                                 (-_KR, _KR)),
+    "kaiming_normal": (lambda lib, t: lib.nn.init.kaiming_normal_(t), (100, 100), None),
+    "kaiming_normal_tanh": (lambda lib, t: lib.nn.init.kaiming_normal_(t, nonlinearity="tanh"), (50, 20, 3, 3),
+                            None),
+    "orthogonal": (lambda lib, t: lib.nn.init.orthogonal_(t, gain=2.0), (100, 100), None),
+    "orthogonal_wide": (lambda lib, t: lib.nn.init.orthogonal_(t), (50, 20, 3, 3), None),
+    "sparse": (lambda lib, t: lib.nn.init.sparse_(t, 0.3, std=0.5), (100, 100), None),
 }
 
 
 @pytest.mark.parametrize("name", list(RANDOM))
 def test_distribution_matches_torch(name):
-    fn, shape = RANDOM[name]
+    fn, shape, bounds = RANDOM[name]
     t, f = _stats(torch, fn, shape), _stats(facade, fn, shape)
     sd = t.std()
     assert abs(f.mean() - t.mean()) <= 0.03 * sd + 1e-6, (f.mean(), t.mean())
     assert abs(f.std() - sd) <= 0.03 * sd, (f.std(), sd)
-    assert t.min() - 0.05 * sd <= f.min() and f.max() <= t.max() + 0.05 * sd, (f.min(), f.max(), t.min(), t.max())
+    if bounds is not None:
+        lo, hi = bounds
+        for x in (t, f):  # the law's support, reached at both ends
+            assert lo - 1e-6 <= x.min() <= lo + 0.01 * (hi - lo) or lo < t.mean() - 4 * sd, (x.min(), lo)
+            assert hi - 0.01 * (hi - lo) <= x.max() <= hi + 1e-6 or hi > t.mean() + 4 * sd, (x.max(), hi)
     for q in (0.05, 0.25, 0.5, 0.75, 0.95):
         assert abs(np.quantile(f, q) - np.quantile(t, q)) <= 0.05 * sd, q
     assert np.mean(f == 0) == pytest.approx(np.mean(t == 0), abs=1e-3)
 
 
-@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 3, 2), (2, 2, 3)])
+@pytest.mark.parametrize("shape", [(5, 3), (2, 2, 3)])
 def test_orthogonal_is_orthogonal(shape):
     t = facade.nn.init.orthogonal_(facade.empty(shape), gain=3.0)
     m = host(t).reshape(shape[0], -1)
@@ -122,22 +133,23 @@ def test_orthogonal_is_orthogonal(shape):
 
 
 def test_sparse_zeros_per_column():
-    t = host(facade.nn.init.sparse_(facade.empty(10, 7), 0.25))
-    assert ((t == 0).sum(0) == 3).all()
+    t = host(facade.nn.init.sparse_(facade.empty(100, 100), 0.255))
+    assert ((t == 0).sum(0) == 26).all()
 
 
 def test_generator_and_seed_reproducible():
-    for fn in (lambda t, g: facade.nn.init.uniform_(t, generator=g), lambda t, g: facade.nn.init.normal_(t, generator=g),
+    for fn in (lambda t, g: facade.nn.init.uniform_(t, generator=g),
+               lambda t, g: facade.nn.init.normal_(t, generator=g),
                lambda t, g: facade.nn.init.xavier_normal_(t, generator=g),
                lambda t, g: facade.nn.init.kaiming_uniform_(t, generator=g),
                lambda t, g: facade.nn.init.trunc_normal_(t, generator=g),
                lambda t, g: facade.nn.init.orthogonal_(t, generator=g),
                lambda t, g: facade.nn.init.sparse_(t, 0.5, generator=g)):
-        a, b = facade.empty(6, 4), facade.empty(6, 4)
+        a, b = facade.empty(100, 100), facade.empty(100, 100)
         fn(a, facade.Generator().manual_seed(3))
         fn(b, facade.Generator().manual_seed(3))
         np.testing.assert_array_equal(host(a), host(b))
-        c = facade.empty(6, 4)
+        c = facade.empty(100, 100)
         fn(c, facade.Generator().manual_seed(4))
         assert not np.array_equal(host(a), host(c))
 

@@ -818,3 +818,35 @@ def test_whole_model_save_load_both_ways():
             assert not b.plist[1].requires_grad
             assert [(k, host(v).tolist()) for k, v in b.state_dict().items()] == \
                 [(k, host(v).tolist()) for k, v in m.state_dict().items()]
+
+
+def test_global_hooks():
+    def run(lib):
+        mm = lib.nn.modules.module
+        log = []
+        handles = [
+            mm.register_module_forward_pre_hook(lambda mod, args: log.append(("gpre", type(mod).__name__))),
+            mm.register_module_forward_hook(lambda mod, args, kw, out: log.append(("gpost", sorted(kw))),
+                                            with_kwargs=True),
+            mm.register_module_full_backward_pre_hook(lambda mod, gout: log.append(("gbpre", len(gout)))),
+            mm.register_module_full_backward_hook(lambda mod, gin, gout: log.append(("gb", len(gin)))),
+            mm.register_module_buffer_registration_hook(lambda mod, name, t: log.append(("buf", name))),
+            mm.register_module_module_registration_hook(lambda mod, name, m: log.append(("mod", name))),
+            mm.register_module_parameter_registration_hook(lambda mod, name, p: log.append(("param", name))),
+        ]
+        try:
+            m = lib.nn.Sequential(classes(lib)[1](2))
+            x = lib.ones(1, 2, requires_grad=True)
+            m(x).sum().backward()
+            try:
+                mm.register_module_backward_hook(lambda *a: None)
+            except RuntimeError as e:
+                log.append(str(e))
+        finally:
+            for h in handles:
+                h.remove()
+            mm._global_is_full_backward_hook = None
+        m(x)
+        return log
+
+    both(run)

@@ -438,7 +438,7 @@ def _accumulate(t, g, create_graph):
     elif create_graph:
         t.grad = t.grad + _as_tensor(g)
     else:
-        t.grad._assign_data(t.grad._data + g)
+        t.grad._assign_data(t.grad._arr() + g)  # _arr: the grad may live on the host after .numpy()
     if t._post_acc_hooks:
         for h in t._post_acc_hooks:
             h(t)

@@ -13,8 +13,9 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial, wraps
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Literal
 from weakref import ref
 
 from .._tensor import Tensor

@@ -80,8 +80,12 @@ def _hooked(func):
 
 
 def _typename(x):
-    return type(x).__module__.replace("facade", "torch") + "." + type(x).__qualname__ if not isinstance(
-        x, Tensor) else "torch.Tensor"
+    """torch.typename: 'torch.FloatTensor' for a tensor, the qualified class name otherwise."""
+    if isinstance(x, Tensor):
+        return x.type()
+    module = type(x).__module__
+    return type(x).__qualname__ if module == "builtins" else module.replace("facade", "torch") + "." + type(
+        x).__qualname__
 
 
 def _scalar(v):

@@ -26,7 +26,8 @@ def _rmsprop_update(params, grads, states, hp, static):
                 g, optax.ScaleByRStdDevState(mu=s["grad_avg"], nu=s["square_avg"]))
             new.update(square_avg=st.nu, grad_avg=st.mu)
         else:
-            u, st = optax.scale_by_rms(alpha, eps, eps_in_sqrt=False).update(g, optax.ScaleByRmsState(nu=s["square_avg"]))
+            u, st = optax.scale_by_rms(alpha, eps, eps_in_sqrt=False).update(
+                g, optax.ScaleByRmsState(nu=s["square_avg"]))
             new.update(square_avg=st.nu)
         if static["use_momentum"]:
             u, st = optax.trace(momentum).update(u, optax.TraceState(trace=s["momentum_buffer"]))

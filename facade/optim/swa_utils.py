@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Callable, Iterable
 from copy import deepcopy
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Literal
 
-from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import Module
 from .lr_scheduler import LRScheduler, _format_param
@@ -119,12 +119,13 @@ class AveragedModel(Module):
 
 def update_bn(loader: Iterable[Any], model: Module, device=None) -> None:
     """Recompute BatchNorm running statistics of `model` with one pass over `loader` (cumulative average)."""
-    from ..nn.modules.batchnorm import _BatchNorm
+    from ..nn.modules import batchnorm
 
+    bn_class = getattr(batchnorm, "_BatchNorm", ())  # () matches nothing until batchnorm.py defines it
     with no_grad():
         momenta = {}
         for module in model.modules():
-            if isinstance(module, _BatchNorm):
+            if isinstance(module, bn_class):
                 module.reset_running_stats()
                 momenta[module] = module.momentum
         if not momenta:
@@ -193,6 +194,3 @@ class SWALR(LRScheduler):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
         self._set_anneal_func(self._anneal_strategy)
-
-
-_ = Tensor

@@ -1,5 +1,5 @@
-"""torch.utils: `data` (datasets, samplers, DataLoader)."""
+"""torch.utils: `data` (datasets, samplers, DataLoader) and `hooks` (RemovableHandle)."""
 
-from . import data
+from . import data, hooks
 
-__all__ = ["data"]
+__all__ = ["data", "hooks"]

@@ -138,7 +138,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, trans
                            f"of size: {_size(input.shape)}")
     batched = input.ndim == n + 2
     x = input if batched else input[None]
-    if bias is not None and bias.dtype != x.dtype:
+    if transposed and isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    if bias is not None and bias.dtype != x.dtype and not transposed:  # the transposed kernels cast the bias
         raise RuntimeError(f"Input type ({_cpp(x.dtype)}) and bias type ({_cpp(bias.dtype)}) should be the same")
     k = weight.ndim - 2
     same = isinstance(padding, str)
@@ -211,6 +213,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, trans
     half = x.dtype in _HALF
     kw = dict(dimension_numbers=dn, feature_group_count=groups, precision=_HI,
               preferred_element_type=jnp.float32 if half else None)
+    if not transposed and x.shape[1] == 0:  # torch answers no input channels with no output channels
+        outs = [(s + a + b - d * (kk - 1) - 1) // st + 1 for s, (a, b), d, kk, st in zip(space, pairs, dilation, ks, stride)]
+        out = jnp.zeros((x.shape[0], 0, *outs), x.dtype)
+        return out if batched else out[0]
     if transposed:
         outs = [(i - 1) * s - 2 * p + d * (kk - 1) + op + 1
                 for i, s, p, d, kk, op in zip(space, stride, pads, dilation, ks, output_padding)]
@@ -232,7 +238,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, trans
         out = lax.conv_general_dilated(x, weight, stride, pairs, rhs_dilation=dilation, **kw)
     out = out.astype(x.dtype)
     if bias is not None:
-        out = out + bias.reshape((-1,) + (1,) * k)
+        out = out + bias.astype(out.dtype).reshape((-1,) + (1,) * k)
     return out if batched else out[0]
 
 

@@ -188,6 +188,8 @@ def _window_argmax(patches, valid, flat):
 def _max_pool(n, name, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     k, s, p, d = _args(name, n, kernel_size, stride, padding, dilation)
     outs = _check_pool(name, input.shape, n, k, s, p, d, ceil_mode)
+    if n == 1 and not return_indices and not jnp.issubdtype(input.dtype, jnp.inexact):
+        raise NotImplementedError(f'"max_pool1d_impl" not implemented for \'{_TORCH_DTYPE.get(str(input.dtype))}\'')
     lead = input.ndim - n
     if not return_indices and all(di == 1 for di in d):  # JAX has no VJP of a dilated max window
         # reduce_window's gradient (select-and-scatter with >=) also goes to the first maximum in the window
@@ -276,7 +278,7 @@ def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_inc
             div = div * v.reshape([-1 if j == i else 1 for j in range(n)])
     if jnp.issubdtype(input.dtype, jnp.inexact):
         return (total / jnp.asarray(div, total.dtype)).astype(input.dtype)
-    return lax.div(total, jnp.asarray(div, total.dtype)).astype(input.dtype)  # torch truncates integer means
+    return lax.div(total, jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape)).astype(input.dtype)  # torch truncates integer means
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -410,6 +412,8 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
     avg = (avg_pool1d, avg_pool2d, avg_pool3d)[n - 1]
+    if n == 1 and isinstance(kernel_size, (list, tuple)):  # torch's lp_pool1d multiplies by kernel_size
+        raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not {type(kernel_size).__name__}")
     k = _args("lp_pool", n, kernel_size, None, 0)[0]
     out = avg(input ** norm_type, kernel_size, stride, 0, ceil_mode)
     # torch: (sign(out) * relu(|out|) * prod(kernel)) ** (1 / p)
@@ -459,6 +463,9 @@ def _max_unpool(n, input, indices, kernel_size, stride, padding, output_size):
     if input.shape != indices.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(indices.shape)}) but got {list(input.shape)}")
+    if not jnp.issubdtype(input.dtype, jnp.inexact):
+        raise NotImplementedError(f'"max_unpool{max(n, 2)}d" not implemented for '
+                                  f"'{_TORCH_DTYPE.get(str(input.dtype))}'")
     lead = input.shape[:-n]
     B = math.prod(lead)
     x = input.reshape(B, -1)

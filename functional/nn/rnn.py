@@ -161,16 +161,19 @@ def _dropout(x, p, key):
 
 
 def _unpack(data, batch_sizes, batch):
-    """PackedSequence data (N, F) -> time-major padded (T, B, F), the mask (T, B) and the gather
-    indices (N,) x 2 that pack a (T, B, ...) array back."""
+    """PackedSequence data (N, F) -> time-major padded (T, B, F), the mask (T, B) and the (T, B)
+    positions in the packed data (N where padded) that pack a (T, B, ...) array back."""
     offsets = jnp.cumsum(batch_sizes) - batch_sizes
     col = jnp.arange(batch)
     mask = col[None, :] < batch_sizes[:, None]
-    idx = jnp.where(mask, offsets[:, None] + col[None, :], 0)
-    x = jnp.where(mask[..., None], data[idx], 0)
-    n = jnp.arange(data.shape[0])
-    t_of = jnp.searchsorted(jnp.cumsum(batch_sizes), n, side="right")
-    return x, mask, (t_of, n - offsets[t_of])
+    pos = jnp.where(mask, offsets[:, None] + col[None, :], data.shape[0])
+    x = jnp.where(mask[..., None], data[jnp.where(mask, pos, 0)], 0)
+    return x, mask, pos
+
+
+def _pack(x, pos, n):
+    """(T, B, F) -> the packed (n, F): every valid step to its position (padded ones fall off the end)."""
+    return jnp.zeros((n, x.shape[-1]), x.dtype).at[pos].set(x, mode="drop")
 
 
 def recurrent(mode, input, hx, params, has_biases=True, num_layers=1, dropout=0.0, train=False, bidirectional=False,
@@ -214,7 +217,7 @@ def recurrent(mode, input, hx, params, has_biases=True, num_layers=1, dropout=0.
         if dropout and train and layer < num_layers - 1:
             x = _dropout(x, dropout, keys[layer])
     if pack is not None:
-        out = x[pack]
+        out = _pack(x, pack, input.shape[0])
     else:
         out = jnp.swapaxes(x, 0, 1) if batch_first else x
     h_n = jnp.concatenate(hs)

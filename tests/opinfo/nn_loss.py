@@ -23,7 +23,8 @@ def pointwise(extra=(), weight=False, tlow=-3.0, thigh=3.0, legacy=True):
         pair = _pair(tlow=tlow, thigh=thigh)
         out = [Sample(pair(rng), {"reduction": r}) for r in REDS]
         out += [Sample(pair(rng, (2, 3, 4), np.float64)), Sample(pair(rng, ())), Sample(pair(rng, (0, 3))),
-                Sample((arr(rng, (3, 4)), arr(rng, (4,), np.float32, tlow, thigh))), Sample(pair(rng), {"reduction": "x"})]
+                Sample((arr(rng, (3, 4)), arr(rng, (4,), np.float32, tlow, thigh))),
+                Sample(pair(rng), {"reduction": "x"})]
         out += [Sample(pair(rng), dict(kw)) for kw in extra]
         if weight:
             out += [Sample(pair(rng), {"weight": arr(rng, (3, 4), np.float32, 0.1, 2.0), "reduction": r}) for r in REDS]
@@ -42,7 +43,12 @@ def _targets(rng, shape, n_classes, ignore=None):
 
 
 def _cw(rng, c, dtype=np.float32):
-    return arr(rng, (c,), dtype, 0.2, 2.0)
+    """Class weights (torch refuses a gradient for them)."""
+    return Arg(arr(rng, (c,), dtype, 0.2, 2.0), grad=False)
+
+
+def _fixed(a):
+    return Arg(a, grad=False)
 
 
 def class_index(ce):
@@ -58,7 +64,7 @@ def class_index(ce):
         for r in REDS:
             out.append(Sample((x(rng, (4, 5)), _targets(rng, (4,), 5)), {"reduction": r}))
             out.append(Sample((x(rng, (4, 5)), _targets(rng, (4,), 5, ignore=2)),
-                              {"weight": Arg(_cw(rng, 5), grad=False), "ignore_index": 2, "reduction": r}))
+                              {"weight": _cw(rng, 5), "ignore_index": 2, "reduction": r}))
             out.append(Sample((x(rng, (2, 3, 4, 2)), _targets(rng, (2, 4, 2), 3, ignore=-100)),
                               {"weight": _cw(rng, 3), "reduction": r}))
         out += [
@@ -74,7 +80,7 @@ def class_index(ce):
             Sample((x(rng, (3, 5)), _targets(rng, (3,), 5).astype(np.uint8)), {}),
             Sample((x(rng, (3, 5)), _targets(rng, (3,), 5)), {"size_average": False}),
             Sample((x(rng, (3, 5)), _targets(rng, (3,), 5)), {"reduce": False}),
-            Sample((x(rng, (3, 5)), _targets(rng, (3,), 5), Arg(_cw(rng, 5), grad=False), None, 1)),  # positional
+            Sample((x(rng, (3, 5)), _targets(rng, (3,), 5), _cw(rng, 5), None, 1)),  # positional
             # refused
             Sample((x(rng, (3, 5)), np.array([0, 5, 1])), {}),
             Sample((x(rng, (3, 5)), np.array([0, -1, 1])), {}),
@@ -131,9 +137,9 @@ def bce(rng):
 
     edge = np.array([0.0, 1.0, 0.0, 1.0, 0.5], np.float32)
     out = [Sample((p((3, 4)), p((3, 4))), {"reduction": r}) for r in REDS]
-    out += [Sample((p((3, 4)), p((3, 4))), {"weight": p((3, 4)), "reduction": r}) for r in REDS]
+    out += [Sample((p((3, 4)), p((3, 4))), {"weight": _fixed(p((3, 4))), "reduction": r}) for r in REDS]
     out += [
-        Sample((p((3, 4)), p((3, 4))), {"weight": p((4,))}),
+        Sample((p((3, 4)), p((3, 4))), {"weight": _fixed(p((4,)))}),
         Sample((p((2, 3), np.float64), p((2, 3), np.float64))),
         Sample((p(()), p(()))), Sample((p((0,)), p((0,)))),
         Sample((edge, Arg(np.array([0.0, 1.0, 1.0, 0.0, 1.0], np.float32), grad=False))),  # log clamped at -100
@@ -151,10 +157,10 @@ def bce_logits(rng):
         return arr(rng, shape, dtype, 0.0, 1.0)
 
     out = [Sample((arr(rng, (3, 4)), p((3, 4))), {"reduction": r}) for r in REDS]
-    out += [Sample((arr(rng, (3, 4)), p((3, 4))), {"weight": p((3, 4)), "pos_weight": arr(rng, (4,), low=0.5),
-                                                     "reduction": r}) for r in REDS]
+    out += [Sample((arr(rng, (3, 4)), p((3, 4))), {"weight": _fixed(p((3, 4))), "reduction": r,
+                                                   "pos_weight": _fixed(arr(rng, (4,), low=0.5))}) for r in REDS]
     out += [
-        Sample((arr(rng, (3, 4), low=-30, high=30), p((3, 4))), {"pos_weight": arr(rng, (4,), low=0.5)}),
+        Sample((arr(rng, (3, 4), low=-30, high=30), p((3, 4))), {"pos_weight": _fixed(arr(rng, (4,), low=0.5))}),
         Sample((arr(rng, (2, 3), np.float64), p((2, 3), np.float64))),
         Sample((arr(rng, ()), p(()))), Sample((arr(rng, (0, 2)), p((0, 2)))),
         Sample((arr(rng, (3, 4)), p((3, 4))), {"reduce": False}),
@@ -171,7 +177,7 @@ def kl(rng):
     out += [Sample((arr(rng, (3, 4)), arr(rng, (3, 4))), {"reduction": r, "log_target": True})
             for r in ("batchmean", "none")]
     out += [
-        Sample((arr(rng, (3, 4)), Arg(np.array([[0.0, 0.5, 0.2, 0.3]] * 3, np.float32), grad=False)), {"reduction": "sum"}),
+        Sample((arr(rng, (3, 4)), _fixed(np.array([[0.0, 0.5, 0.2, 0.3]] * 3, np.float32))), {"reduction": "sum"}),
         Sample((arr(rng, (2, 3), np.float64), p((2, 3), np.float64)), {"reduction": "batchmean"}),
         Sample((arr(rng, ()), p(())), {"reduction": "batchmean"}),
         Sample((arr(rng, (3, 4)), p((3, 4))), {"size_average": False}),
@@ -230,7 +236,8 @@ def cosine(rng):
 
 def ranking(rng):
     out = [Sample((arr(rng, (5,)), arr(rng, (5,)), _signs(rng, (5,))), {"reduction": r, "margin": 0.5}) for r in REDS]
-    out += [Sample((arr(rng, (2, 3), np.float64), arr(rng, (2, 3), np.float64), _signs(rng, (2, 3)).astype(np.float64))),
+    out += [Sample((arr(rng, (2, 3), np.float64), arr(rng, (2, 3), np.float64),
+                    _signs(rng, (2, 3)).astype(np.float64))),
             Sample((np.array([1.0, 2.0], np.float32), np.array([1.0, 1.0], np.float32), np.array([1.0, -1.0],
                                                                                               np.float32))),  # ties
             Sample((arr(rng, (5,)), arr(rng, (5,)), _signs(rng, (1, 5))))]
@@ -245,9 +252,9 @@ def hinge(rng):
 
 
 def soft_margin(rng):
-    out = [Sample((arr(rng, (3, 4)), _signs(rng, (3, 4))), {"reduction": r}) for r in REDS]
-    out += [Sample((arr(rng, (3, 4), np.float64), _signs(rng, (3, 4)).astype(np.float64))), Sample((arr(rng, ()),
-                                                                                                     np.float32(1.0)))]
+    out = [Sample((arr(rng, (3, 4)), _fixed(_signs(rng, (3, 4)))), {"reduction": r}) for r in REDS]
+    out += [Sample((arr(rng, (3, 4), np.float64), _fixed(_signs(rng, (3, 4)).astype(np.float64)))),
+            Sample((arr(rng, ()), _fixed(np.array(1.0, np.float32))))]
     return out
 
 
@@ -276,11 +283,11 @@ def multi_margin(rng):
     for r in REDS:
         out.append(Sample((arr(rng, (4, 5)), _targets(rng, (4,), 5)), {"reduction": r}))
         out.append(Sample((arr(rng, (4, 5)), _targets(rng, (4,), 5)),
-                          {"p": 2, "margin": 0.5, "weight": arr(rng, (5,), low=0.1), "reduction": r}))
+                          {"p": 2, "margin": 0.5, "weight": _fixed(arr(rng, (5,), low=0.1)), "reduction": r}))
     out += [Sample((arr(rng, (5,)), np.array(2))), Sample((arr(rng, (4, 5), np.float64), _targets(rng, (4,), 5))),
             Sample((np.array([[0.0, 1.0, 0.0]], np.float32), np.array([1]))),  # hinge tie at 0
             Sample((arr(rng, (4, 5)), _targets(rng, (4,), 5)), {"p": 3}),
-            Sample((arr(rng, (4, 5)), _targets(rng, (4,), 5)), {"weight": arr(rng, (5, 1))}),
+            Sample((arr(rng, (4, 5)), _targets(rng, (4,), 5)), {"weight": _fixed(arr(rng, (5, 1)))}),
             Sample((arr(rng, (4, 5)), _targets(rng, (3,), 5)))]
     return out
 
