@@ -77,9 +77,9 @@ def check_module(path, args=(), kwargs=None, inputs=(), *, train=True, steps=1, 
             outs = [(a, b) for a, b in zip(ft, ff) if a.requires_grad]
             if outs:
                 gs = [rng.standard_normal(a.shape).astype(host(a).dtype) for a, _ in outs]
-                torch.autograd.backward([a for a, _ in outs], [torch.tensor(g).to(a.dtype) for g, (a, _) in zip(gs, outs)])
-                facade.autograd.backward([b for _, b in outs],
-                                         [facade.tensor(g).to(b.dtype) for g, (_, b) in zip(gs, outs)])
+                for lib, side in ((torch, 0), (facade, 1)):
+                    lib.autograd.backward([o[side] for o in outs],
+                                          [lib.tensor(g).to(o[side].dtype) for g, o in zip(gs, outs)])
                 for i, (a, b) in enumerate(zip(xt, xf)):
                     if isinstance(a, torch.Tensor) and a.grad is not None:
                         _close(a.grad, b.grad, rtol, atol, f"step {step} input {i} grad")

@@ -850,3 +850,23 @@ def test_global_hooks():
         return log
 
     both(run)
+
+
+_NOT_PROVIDED = {"_maybe_warn_non_full_backward_hook", "_slow_forward", "ipu", "mtia", "xpu"}  # other devices / jit
+
+
+@pytest.mark.parametrize("name", ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+                                  "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"])
+def test_signatures_match_torch(name):
+    import inspect
+
+    def sig(f):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+
+    t, f = getattr(torch.nn, name), getattr(facade.nn, name)
+    for attr, value in vars(t).items():
+        dunder = attr.startswith("__") and attr not in ("__init__", "__new__", "__getitem__", "__setitem__", "__call__")
+        if attr in _NOT_PROVIDED or not callable(value) or isinstance(value, type) or dunder:
+            continue
+        assert hasattr(f, attr), f"{name}.{attr} missing"
+        assert sig(getattr(f, attr)) == sig(getattr(t, attr)), f"{name}.{attr}"

@@ -42,9 +42,6 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         return _share(cls, _empty() if data is None else data, requires_grad)
 
-    def __init__(self, data=None, requires_grad=True):
-        pass
-
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
@@ -144,9 +141,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         return _share(cls, _empty(device, dtype), requires_grad, alias=False)
 
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass
-
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     """A buffer whose shape is not known yet (LazyModules); see torch.nn.UninitializedBuffer."""
@@ -159,6 +153,3 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         t.persistent = persistent
         t._is_buffer = True
         return t
-
-    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
-        pass

@@ -21,15 +21,13 @@ def A(*values, dtype=F32):
 KINKS = A(-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 6.0, -6.0, 25.0, -0.0)
 
 
-def act(kinks=KINKS, ints=(I64, B), half=False, **kwargs):
+def act(kinks=KINKS, ints=(I64, B), **kwargs):
     def gen(rng):
-        out = [Sample((arr(rng, s, F32, -4, 4),), dict(kwargs)) for s in [(), (0,), (2, 3, 4)]]
-        out.append(Sample((arr(rng, (3, 4), F64, -4, 4),), dict(kwargs)))
+        out = [Sample((arr(rng, s, F32, -4, 4),), dict(kwargs)) for s in [(), (0,)]]
+        out.append(Sample((arr(rng, (2, 3, 4), F64, -4, 4),), dict(kwargs)))
         out.append(Sample((Arg(arr(rng, (4, 3), F32, -4, 4), transpose=True),), dict(kwargs)))
         out += [Sample((arr(rng, (5,), d, -4, 4),), dict(kwargs)) for d in ints]
         out.append(Sample((kinks,), dict(kwargs)))
-        if half:
-            out.append(Sample((arr(rng, (6,), F16, -4, 4),), dict(kwargs)))
         return out
     return gen
 
@@ -72,13 +70,12 @@ def kw_inplace(name):
 
 HALF = dict(rtol=1e-2, atol=1e-2)
 NN = "nn.functional."
-_X = A(-2.0, -0.5, 0.0, 0.5, 2.0)
 
 register(
-    OpInfo(NN + "relu", act(half=True), **HALF),
+    OpInfo(NN + "relu", fixed((A(-1.0, 0.0, 2.0, dtype=F16),)), **HALF),
     OpInfo(NN + "relu", act()),
-    OpInfo("relu", act()),
-    OpInfo("Tensor.relu", act()),
+    OpInfo("relu", fixed((KINKS,))),
+    OpInfo("Tensor.relu", fixed((KINKS,), (A(1, -2, dtype=I64),))),
     OpInfo("Tensor.relu_", act(ints=()), call=inplace("Tensor.relu_")),
     OpInfo("relu_", fixed((KINKS,)), call=inplace("relu_")),
     OpInfo(NN + "relu_", fixed((KINKS,)), call=inplace("nn.functional.relu_")),
@@ -92,21 +89,19 @@ register(
     OpInfo(NN + "leaky_relu", chain(act(), fixed(Sample((KINKS, 0.2)), Sample((KINKS,), dict(negative_slope=-1.5))))),
     OpInfo(NN + "leaky_relu_", fixed((KINKS, 0.3)), call=inplace("nn.functional.leaky_relu_")),
     OpInfo(NN + "leaky_relu", fixed(Sample((KINKS,), dict(negative_slope=0.1))), call=kw_inplace("leaky_relu")),
-    OpInfo(NN + "elu", chain(act(half=True), fixed(Sample((KINKS,), dict(alpha=0.5)), Sample((KINKS, 2.0)))),
-           **HALF),
-    OpInfo(NN + "elu", act(ints=())),
+    OpInfo(NN + "elu", chain(act(), fixed(Sample((KINKS,), dict(alpha=0.5)), Sample((KINKS, 2.0))))),
+    *(OpInfo(NN + n, fixed((A(-1.0, 0.0, 2.0, dtype=F16),)), **HALF) for n in ("elu", "gelu", "silu", "hardswish")),
     OpInfo(NN + "elu_", fixed((KINKS, 0.7)), call=inplace("nn.functional.elu_")),
     OpInfo(NN + "selu", act()),
-    OpInfo("selu", act(ints=())),
+    OpInfo("selu", fixed((KINKS,))),
     OpInfo("selu_", fixed((KINKS,)), call=inplace("selu_")),
     OpInfo(NN + "selu", fixed((KINKS,)), call=kw_inplace("selu")),
     OpInfo(NN + "celu", chain(act(), fixed(Sample((KINKS,), dict(alpha=0.5)), Sample((KINKS, 2.0)),
                                            Sample((KINKS,), dict(alpha=0.0))))),
     OpInfo("celu", fixed((KINKS,), (KINKS, 1.5))),
     OpInfo("celu_", fixed((KINKS, 1.5)), call=inplace("celu_")),
-    OpInfo(NN + "gelu", chain(act(half=True), fixed(Sample((KINKS,), dict(approximate="tanh")),
-                                                    Sample((KINKS,), dict(approximate="foo")))), **HALF),
-    OpInfo(NN + "gelu", chain(act(ints=()), fixed(Sample((_X,), dict(approximate="tanh"))))),
+    OpInfo(NN + "gelu", chain(act(), fixed(Sample((KINKS,), dict(approximate="tanh")),
+                                           Sample((KINKS,), dict(approximate="foo"))))),
     OpInfo(NN + "silu", act()),
     OpInfo(NN + "silu", fixed((KINKS,)), call=kw_inplace("silu")),
     OpInfo(NN + "mish", act()),
@@ -152,15 +147,15 @@ register(
                                (A(1, -2, dtype=I64), A(1, dtype=I64)))),
     OpInfo("prelu", fixed((KINKS, A(0.25)))),
     OpInfo("Tensor.prelu", fixed((KINKS, A(0.25)))),
-    OpInfo(NN + "sigmoid", act()),
-    OpInfo(NN + "tanh", act()),
+    OpInfo(NN + "sigmoid", fixed((KINKS,), (A(1, -2, dtype=I64),))),
+    OpInfo(NN + "tanh", fixed((KINKS,), (A(True, False, dtype=B),))),
 )
 
 
 def _softmax_samples(name):
     def gen(rng):
         x = arr(rng, (2, 3, 4), F32)
-        return [Sample((x, d)) for d in (0, 1, 2, -1)] + [
+        return [Sample((x, d)) for d in (0, -1)] + [
             Sample((arr(rng, (3, 4), F64),), dict(dim=1)),
             Sample((x,), dict(dim=-1, dtype=np.dtype(F64))),
             Sample((np.array(1.5, F32), 0)), Sample((np.zeros((0, 3), F32), 1)), Sample((np.zeros((2, 0), F32), 1)),
