@@ -51,8 +51,8 @@ def check_module(path, args=(), kwargs=None, inputs=(), *, train=True, steps=1, 
     compares everything after each. Returns (torch_module, facade_module)."""
     kwargs = kwargs or {}
     torch.manual_seed(seed)
-    tm = resolve(torch, path)(*args, **kwargs)
-    fm = resolve(facade, path)(*args, **kwargs)
+    tm = path(torch) if callable(path) else resolve(torch, path)(*args, **kwargs)  # path(lib) builds it
+    fm = path(facade) if callable(path) else resolve(facade, path)(*args, **kwargs)
     assert type(fm).__name__ == type(tm).__name__
     t_sd, f_sd = tm.state_dict(), fm.state_dict()
     assert list(f_sd) == list(t_sd), f"state_dict keys {list(f_sd)} vs torch {list(t_sd)}"

@@ -46,7 +46,8 @@ CASES = {
     # masks: key_padding_mask, need_weights, attn_mask, average_attn_weights passed positionally
     "kpm_bool": ((E, H), {}, lambda r: (_x(r, L, N, E), _x(r, S, N, E), _x(r, S, N, E), _mask(r, N, S))),
     "attn_mask_bool_3d": ((E, H), {"batch_first": True},
-                          lambda r: (_x(r, N, L, E), _x(r, N, S, E), _x(r, N, S, E), None, True, _mask(r, N * H, L, S))),
+                          lambda r: (_x(r, N, L, E), _x(r, N, S, E), _x(r, N, S, E), None, True,
+                                     _mask(r, N * H, L, S))),
     "both_masks_float": ((E, H), {}, lambda r: (_x(r, L, N, E), _x(r, S, N, E), _x(r, S, N, E),
                                                 np.where(_mask(r, N, S), -np.inf, 0).astype(np.float32), True,
                                                 _x(r, L, S))),
@@ -61,8 +62,10 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("train", [False, True])
-@pytest.mark.parametrize("case", list(CASES))
+TRAIN = ("self", "kdim_batch_first", "bias_kv_zero_attn", "per_head_weights", "causal")  # train mode, dropout=0
+
+
+@pytest.mark.parametrize("case,train", [(c, False) for c in CASES] + [(c, True) for c in TRAIN])
 def test_multihead_attention(case, train):
     args, kwargs, inputs = CASES[case]
     inputs = inputs(np.random.default_rng(0))

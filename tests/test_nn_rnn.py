@@ -42,25 +42,21 @@ def packed(lengths, enforce_sorted=False, batch_first=False):
 
 
 MODULE_CASES = [
-    ("nn.LSTM", (3, 4), {}, [arr(5, 2, 3)], None, False),
     ("nn.LSTM", (3, 4), {"num_layers": 2, "bidirectional": True, "batch_first": True},
      [arr(2, 5, 3), arr(4, 2, 4), arr(4, 2, 4)], with_state, True),
     ("nn.LSTM", (3, 5), {"num_layers": 2, "proj_size": 2, "bias": False}, [arr(4, 2, 3)], None, True),
-    ("nn.LSTM", (3, 4), {"bidirectional": True}, [arr(5, 3), arr(2, 2), arr(2, 4)], with_state, True),  # unbatched
+    ("nn.LSTM", (3, 4), {"bidirectional": True}, [arr(5, 3), arr(2, 4), arr(2, 4)], with_state, True),  # unbatched
     ("nn.LSTM", (3, 4), {"num_layers": 2, "bidirectional": True}, [arr(5, 3, 3), arr(4, 3, 4), arr(4, 3, 4)],
      packed([2, 5, 3]), True),
     ("nn.LSTM", (3, 4), {"num_layers": 2, "dropout": 1.0}, [arr(4, 2, 3)], None, True),  # layer 2 sees zeros
     ("nn.GRU", (3, 4), {"num_layers": 2}, [arr(5, 2, 3), arr(2, 2, 4)], with_state, False),
-    ("nn.GRU", (3, 4), {"bidirectional": True, "batch_first": True}, [arr(2, 5, 3)], None, True),
     ("nn.GRU", (3, 4), {}, [arr(5, 3)], None, True),  # unbatched
     ("nn.GRU", (3, 4), {"batch_first": True}, [arr(3, 4, 3), arr(1, 3, 4)], packed([4, 3, 1], True, True), True),
     ("nn.RNN", (3, 4), {"nonlinearity": "relu", "bias": False, "batch_first": True}, [arr(2, 5, 3)], None, True),
-    ("nn.RNN", (3, 4, 2), {"bidirectional": True}, [arr(5, 2, 3), arr(4, 2, 4)], with_state, False),
     ("nn.RNN", (3, 4), {}, [arr(5, 3, 3)], packed([5, 1, 3]), True),
     ("nn.LSTMCell", (3, 4), {}, [arr(2, 3), arr(2, 4), arr(2, 4)], with_state, True),
     ("nn.LSTMCell", (3, 4), {"bias": False}, [arr(3)], None, True),  # unbatched
     ("nn.GRUCell", (3, 4), {}, [arr(2, 3), arr(2, 4)], None, True),
-    ("nn.GRUCell", (3, 4), {}, [arr(3), arr(4)], None, True),
     ("nn.RNNCell", (3, 4), {"nonlinearity": "relu", "bias": False}, [arr(2, 3)], None, True),
     ("nn.RNNCell", (3, 4), {}, [arr(3), arr(4)], None, True),
 ]

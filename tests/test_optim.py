@@ -118,6 +118,24 @@ def test_trajectory_float64(name, kw):
     _compare_states(oa.state_dict()["state"], ob.state_dict()["state"], 1e-10, 1e-12)
 
 
+@pytest.mark.parametrize("name,kw", [("Adam", dict(amsgrad=True)), ("Rprop", dict()),
+                                     ("Adagrad", dict(initial_accumulator_value=0.1))])
+def test_complex_parameters(name, kw):
+    """Complex parameters are optimised as pairs of reals (torch's view_as_real)."""
+    rng = np.random.default_rng(2)
+    init = [(rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64),
+            rng.standard_normal(4).astype(np.float32)]
+    grads = [[(rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64),
+              rng.standard_normal(4).astype(np.float32)] for _ in range(20)]
+    ta, oa = _run(torch, name, kw, init, grads)
+    fa, ob = _run(facade, name, kw, init, grads)
+    for x, y in zip(ta, fa):
+        for u, v in zip(x, y):
+            assert u.dtype == v.dtype
+            _close(v, u)
+    _compare_states(oa.state_dict()["state"], ob.state_dict()["state"])
+
+
 def _two_groups(mod, params):
     return [{"params": params[:1]}, {"params": params[1:], "lr": 0.05, "weight_decay": 0.1}]
 
@@ -297,7 +315,7 @@ def test_lbfgs(kw):
             return loss
 
         for _ in range(4):
-            losses.append(float(opt.step(closure)))
+            losses.append(float(opt.step(closure).detach()))
         st = opt.state[x]
         return x.detach().numpy().copy(), losses, st["func_evals"], st["n_iter"]
 

@@ -61,7 +61,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
 
 for _f in (scaled_dot_product_attention, multi_head_attention_forward):
-    _f.__doc__ = f"torch.nn.functional.{_f.__name__}: see functional.nn.{_f.__name__}.\n\n" + getattr(A, _f.__name__).__doc__
+    _doc = getattr(A, _f.__name__).__doc__
+    _f.__doc__ = f"torch.nn.functional.{_f.__name__}: see functional.nn.{_f.__name__}.\n\n{_doc}"
 
 FUNCTIONS = {"scaled_dot_product_attention": scaled_dot_product_attention,
              "multi_head_attention_forward": multi_head_attention_forward}

@@ -107,17 +107,32 @@ def _set(t, a):
 
 def _zeros_like(p, dtype=None, value=0):
     a = p._arr()
-    return Tensor._from_array(jnp.full(a.shape, value, dtype or a.dtype, device=a.device), p._device)
+    if jnp.iscomplexobj(a):
+        value = complex(value, value)  # torch fills both halves of a complex state (Adagrad's sum, Rprop's step)
+    return Tensor._from_array(jnp.full_like(a, value, dtype=dtype), p._device)
 
 
 def _scalar_tensor(p, value):
-    """torch's 0-dim float32 state scalar (`step`, `mu_product`, `eta`, `mu`)."""
-    return Tensor._from_array(jnp.full((), value, jnp.float32, device=p._arr().device), p._device)
+    """torch's 0-dim float32 state scalar (`step`, `mu_product`, `eta`, `mu`), on the parameter's device."""
+    return Tensor._from_array(jnp.full_like(p._arr(), value, dtype=jnp.float32, shape=()), p._device)
+
+
+def _as_real(x):
+    return jnp.stack([x.real, x.imag], -1) if jnp.iscomplexobj(x) else x
+
+
+def _as_complex(x, like):
+    return jax.lax.complex(x[..., 0], x[..., 1]).astype(like.dtype) if jnp.iscomplexobj(like) else x
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _apply(update, static, hp, params, grads, states):
-    return update(params, grads, states, hp, dict(static))
+    """One group's update. Complex tensors are updated as pairs of reals, like torch's view_as_real."""
+    real = [{k: _as_real(v) for k, v in s.items()} for s in states]
+    new_p, new_s = update([_as_real(p) for p in params], [_as_real(g) for g in grads], real, hp, dict(static))
+    new_p = [_as_complex(n, p) for n, p in zip(new_p, params)]
+    new_s = [{k: _as_complex(v, s.get(k, p)) for k, v in ns.items()} for ns, s, p in zip(new_s, states, params)]
+    return new_p, new_s
 
 
 class Optimizer:

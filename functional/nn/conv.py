@@ -140,7 +140,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, trans
     x = input if batched else input[None]
     if transposed and isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
-    if bias is not None and bias.dtype != x.dtype and not transposed:  # the transposed kernels cast the bias
+    if bias is not None and bias.dtype != x.dtype and transposed and n == 3:
+        raise RuntimeError(f"expected scalar type {_name(x.dtype)} but found {_name(bias.dtype)}")
+    if bias is not None and bias.dtype != x.dtype and not transposed:  # transposed 1-D/2-D kernels cast the bias
         raise RuntimeError(f"Input type ({_cpp(x.dtype)}) and bias type ({_cpp(bias.dtype)}) should be the same")
     k = weight.ndim - 2
     same = isinstance(padding, str)
@@ -214,7 +216,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, trans
     kw = dict(dimension_numbers=dn, feature_group_count=groups, precision=_HI,
               preferred_element_type=jnp.float32 if half else None)
     if not transposed and x.shape[1] == 0:  # torch answers no input channels with no output channels
-        outs = [(s + a + b - d * (kk - 1) - 1) // st + 1 for s, (a, b), d, kk, st in zip(space, pairs, dilation, ks, stride)]
+        outs = [(s + a + b - d * (kk - 1) - 1) // st + 1
+                for s, (a, b), d, kk, st in zip(space, pairs, dilation, ks, stride)]
         out = jnp.zeros((x.shape[0], 0, *outs), x.dtype)
         return out if batched else out[0]
     if transposed:

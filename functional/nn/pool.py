@@ -278,7 +278,8 @@ def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_inc
             div = div * v.reshape([-1 if j == i else 1 for j in range(n)])
     if jnp.issubdtype(input.dtype, jnp.inexact):
         return (total / jnp.asarray(div, total.dtype)).astype(input.dtype)
-    return lax.div(total, jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape)).astype(input.dtype)  # torch truncates integer means
+    # torch truncates integer means
+    return lax.div(total, jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape)).astype(input.dtype)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
