@@ -65,6 +65,11 @@ def _shared(tensors):
     return list(roots.values())
 
 
+def _covers_storage(t):
+    root = t if t._base is None else t._base
+    return t.numel() == root.numel() and t.storage_offset() == 0
+
+
 def _duplicates(state_dict, preferred=()):
     """{kept name: [names dropped]} for tied tensors, as `safetensors.torch._remove_duplicate_names`: keep the
     first name in sorted order among those covering the whole storage, preferring names in `preferred`."""
@@ -72,7 +77,7 @@ def _duplicates(state_dict, preferred=()):
     for names in _shared(state_dict):
         if len(names) < 2:
             continue
-        complete = sorted(n for n in names if state_dict[n]._base is None)
+        complete = sorted(n for n in names if _covers_storage(state_dict[n]))
         if not complete:
             raise RuntimeError(f"Error while trying to find names to remove to save state dict, but found no suitable "
                                f"name to keep for saving amongst: {set(names)}. None is covering the entire storage.")

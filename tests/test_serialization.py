@@ -803,3 +803,59 @@ def test_hub_load_state_dict_from_url(tmp_path, monkeypatch, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert facade.hub.get_dir() == torch.hub.get_dir()
+
+
+class _Tied:
+    """The same small model in either library: an embedding whose weight the output layer reuses."""
+
+    def __new__(cls, lib):
+        class Tied(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = lib.nn.Parameter(lib.zeros(5, 3))
+                self.out = lib.nn.Module()
+                self.out.weight = self.emb  # tied
+                self.out.bias = lib.nn.Parameter(lib.zeros(5))
+                self.register_buffer("scale", lib.ones(3))
+
+        return Tied()
+
+
+def test_safetensors_save_model_load_model_both_ways(tmp_path):
+    from safetensors.torch import load_model as t_load_model
+    from safetensors.torch import save_model as t_save_model
+
+    rng = np.random.default_rng(0)
+    values = {"emb": rng.standard_normal((5, 3)), "out.bias": rng.standard_normal(5), "scale": rng.random(3)}
+    tm, fm = _Tied(torch), _Tied(facade)
+    for lib, m in ((torch, tm), (facade, fm)):
+        with lib.no_grad():
+            for k, v in values.items():
+                m.get_parameter(k).copy_(lib.tensor(v)) if k != "scale" else m.scale.copy_(lib.tensor(v))
+    t_save_model(tm, tmp_path / "ref.safetensors")
+    _safetensors.save_model(fm, tmp_path / "mine.safetensors")
+    with _safetensors.safe_open(tmp_path / "mine.safetensors") as f:  # the tied name is dropped, as torch's
+        with _safetensors.safe_open(tmp_path / "ref.safetensors") as g:
+            assert f.keys() == g.keys() and f.metadata() == g.metadata()
+    t2, f2 = _Tied(torch), _Tied(facade)
+    assert t_load_model(t2, tmp_path / "mine.safetensors") == (set(), [])
+    assert _safetensors.load_model(f2, tmp_path / "ref.safetensors") == (set(), [])
+    for k, v in t2.state_dict().items():
+        np.testing.assert_array_equal(host(f2.state_dict()[k]), v.numpy(), err_msg=k)
+        np.testing.assert_array_equal(v.numpy(), host(fm.state_dict()[k]), err_msg=k)
+    assert f2.out.weight is f2.emb
+
+
+def test_safetensors_load_model_errors(tmp_path):
+    fm = _Tied(facade)
+    _safetensors.save_file({"emb": facade.zeros(5, 3), "extra": facade.zeros(1)}, tmp_path / "x.safetensors")
+    tm = _Tied(torch)
+    from safetensors.torch import load_model as t_load_model
+
+    with pytest.raises(RuntimeError) as ref:
+        t_load_model(tm, tmp_path / "x.safetensors")
+    with pytest.raises(RuntimeError) as got:
+        _safetensors.load_model(fm, tmp_path / "x.safetensors")
+    assert str(got.value) == str(ref.value)
+    assert _safetensors.load_model(fm, tmp_path / "x.safetensors", strict=False) == (
+        t_load_model(tm, tmp_path / "x.safetensors", strict=False))
