@@ -229,3 +229,23 @@ def test_train_tiny_example(tmp_path):
     assert got.returncode == 0, got.stderr
     assert "final loss" in got.stdout
     assert_same_numbers(ref.stdout, got.stdout, rtol=1e-3, atol=1e-5)
+
+
+def test_train_digits_example(tmp_path):
+    """The README's main job: a CNN trained on the embedded digits set learns under facade as under torch
+    (different random streams, so the same quality rather than the same numbers), and the checkpoint
+    reloaded from torch.save/torch.load evaluates exactly as the trained model."""
+    args = [str(ROOT / "examples" / "train_digits.py"), "--epochs", "3"]
+    ref, got = _run_both(args, tmp_path)
+    assert ref.returncode == 0, ref.stderr
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.splitlines()[0] == ref.stdout.splitlines()[0]  # the parameter count
+
+    def final(out):
+        lines = out.splitlines()
+        evals = [re.search(r"test loss [\d.]+  test acc ([\d.]+)", line) for line in lines[1:]]
+        assert lines[-1].startswith("restored checkpoint") and evals[-1].group(0) == evals[-2].group(0)
+        return [float(m.group(1)) for m in evals]
+
+    ref_acc, got_acc = final(ref.stdout), final(got.stdout)
+    assert got_acc[-1] >= 0.9 and got_acc[-1] >= ref_acc[-1] - 0.05, (got.stdout, ref.stdout)
