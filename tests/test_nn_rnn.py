@@ -4,6 +4,7 @@ initialisation, signatures, packed sequences and torch's errors."""
 from __future__ import annotations
 
 import inspect
+import pickle
 import warnings
 
 import numpy as np
@@ -181,7 +182,8 @@ PADDED = arr(4, 3, 2)
 
 
 @pytest.mark.parametrize("lengths,batch_first,enforce_sorted", [([4, 2, 1], False, True), ([2, 4, 1], False, False),
-                                                                ([3, 1, 2, 1], True, False), ([1, 1, 1], False, True)])
+                                                                ([3, 1, 2, 1], True, False), ([1, 1, 1], False, True),
+                                                                ([2, 2, 1, 2, 1], False, False)])
 def test_pack_pad_round_trip(lengths, batch_first, enforce_sorted):
     x = np.ascontiguousarray(PADDED.swapaxes(0, 1)) if batch_first else PADDED
     if len(lengths) != x.shape[0 if batch_first else 1]:
@@ -218,7 +220,8 @@ def test_pad_sequence(batch_first, padding_side):
 def test_packed_sequence_object():
     p = _u(facade).pack_sequence([facade.tensor(arr(3, 2)), facade.tensor(arr(1, 2))])
     assert p._fields == ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
-    assert type(p).__module__ == "torch.nn.utils.rnn" and repr(p).startswith("PackedSequence(data=tensor(")
+    assert repr(p).startswith("PackedSequence(data=tensor(") and isinstance(p, tuple)
+    assert pickle.loads(pickle.dumps(p)).batch_sizes.tolist() == p.batch_sizes.tolist()
     d = p.to(facade.float64)
     assert d.data.dtype == facade.float64 and d.batch_sizes is p.batch_sizes and p.to(facade.float32) is p
     assert p.double().data.dtype == facade.float64 and p.is_cuda is False

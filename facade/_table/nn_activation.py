@@ -72,14 +72,24 @@ OPS = [
 ]
 
 
+def _twin(op):
+    """The row torch records for the in-place form of `op` (elu_ is EluBackward1, relu_ ReluBackward0)."""
+    if op.name not in ("elu", "leaky_relu", "threshold", "selu", "celu", "rrelu"):
+        return op
+    return Op(op.name, op.fn, arrays=tuple(op.params[i] for i in op.array_idx),
+              promote=tuple(op.params[i] for i in op.promote_idx), function=False, method=False,
+              grad_name=op.grad_name[:-1] + "1", saves="result")
+
+
 def _inplace_fn(op, name=None):
     """torch.nn.functional.`name`(input, *row args, inplace=False) from the row `op`."""
     nargs = len(op.params) - 1
+    ip = _twin(op)
 
     def fn(input, *args, inplace=False, **kwargs):
         if len(args) > nargs:  # inplace given positionally, after the row's own arguments
             *args, inplace = args
-        return call_inplace(op, input, args, kwargs) if inplace else call(op, (input, *args), kwargs)
+        return call_inplace(ip, input, args, kwargs) if inplace else call(op, (input, *args), kwargs)
 
     sig = inspect.signature(op.fn)
     fn.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
@@ -90,8 +100,10 @@ def _inplace_fn(op, name=None):
 
 def _inplace_only(op, name=None):
     """torch.X_ / F.X_: the row written into its input."""
+    ip = _twin(op)
+
     def fn(input, *args, **kwargs):
-        return call_inplace(op, input, args, kwargs)
+        return call_inplace(ip, input, args, kwargs)
 
     fn.__signature__ = inspect.signature(op.fn)
     _name(fn, name or op.name + "_", op)
@@ -124,10 +136,13 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+_rrelu_ = _twin(_rrelu)
+
+
 def _rrelu_call(input, lower, upper, training, inplace, generator=None):
     key = next_key(generator, input.device) if training else None
     args = (key, lower, upper, training)
-    return call_inplace(_rrelu, input, args, None) if inplace else call(_rrelu, (input, *args), None)
+    return call_inplace(_rrelu_, input, args, None) if inplace else call(_rrelu, (input, *args), None)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

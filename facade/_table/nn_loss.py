@@ -175,7 +175,7 @@ def _ctc_before(a):
     ilen = _values(a["input_lengths"])
     if ilen is not None and ilen.size and ilen.max() > lp.shape[0]:
         raise RuntimeError(f"Expected input_lengths to have value at most {lp.shape[0]}, but got value "
-                           f"{ilen.max()} (while checking arguments for ctc_loss_cpu)")
+                           f"{ilen.max()} (while checking arguments for ctc_loss_allocate_outputs)")
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,

@@ -208,9 +208,17 @@ def one_hot(tensor, num_classes=-1):
     return call(_one_hot, (tensor, int(num_classes)), None)
 
 
+_normalize = Op("normalize", M.normalize, function=False, method=False, grad_name="DivBackward0")
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """See functional.nn.normalize."""
+    return call(_normalize, (input, p, dim, eps), None if out is None else {"out": out})
+
+
 OPS = [
     *_ROWS.values(), _embedding, _renorm, _embedding_bag, _one_hot,
-    Op("normalize", M.normalize, module=F, method=False, grad_name="DivBackward0"),
+    _normalize,
     Op("cosine_similarity", M.cosine_similarity, arrays=("x1", "x2"), promote="all", module=BOTH, method=False,
        grad_name="SumBackward1"),
     Op("pairwise_distance", M.pairwise_distance, arrays=("x1", "x2"), promote="all", to_float=True, module=BOTH,
@@ -229,5 +237,5 @@ FUNCTIONS = {
     "torch.feature_alpha_dropout": _torch_dropout(True, True, False),
     "torch.feature_alpha_dropout_": _torch_dropout(True, True, True),
     "embedding": embedding, "torch.embedding_renorm_": embedding_renorm_, "embedding_bag": embedding_bag,
-    "one_hot": one_hot,
+    "one_hot": one_hot, "normalize": normalize,
 }

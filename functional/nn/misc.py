@@ -182,8 +182,9 @@ def _clamp_min(x, eps):
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """input / max(||input||_p along dim, eps)."""
     _float_input(input, "linalg.vector_norm")
-    norm = _vnorm(input, float(p), (_dim(dim, input.ndim),), True, False)
-    return input / _clamp_min(norm, eps)
+    x = input.reshape(1) if input.ndim == 0 else input
+    norm = _vnorm(x, float(p), (_dim(dim, input.ndim),), True, False)
+    return (x / _clamp_min(norm, eps)).reshape(input.shape)
 
 
 def _common_float(x1, x2):

@@ -130,15 +130,14 @@ def _antialias(n, out, align_corners, scale, dt, mode):
     support = dt(size * 0.5) * s if s >= 1 else dt(size * 0.5)
     kmax = int(math.ceil(support)) * 2 + 1
     inv = dt(1) / s if s >= 1 else dt(1)
-    ac = 0.5 * align_corners
     idx = np.zeros((out, kmax), np.int64)
     w = np.zeros((out, kmax), dt)
     for i in range(out):
-        center = s * dt(i + 0.5 - ac)
-        lo = max(int(center - support + dt(0.5 + ac)), 0)
-        k = min(max(min(int(center + support + dt(0.5 + ac)), n) - lo, 0), kmax)
+        center = s * dt(i + 0.5)  # align_corners changes only the scale s, as in torch
+        lo = max(int(center - support + dt(0.5)), 0)
+        k = min(max(min(int(center + support + dt(0.5)), n) - lo, 0), kmax)
         j = np.arange(k)
-        wi = filt(((j + lo).astype(dt) - center + dt(0.5 - ac)) * inv).astype(dt)
+        wi = filt(((j + lo).astype(dt) - center + dt(0.5)) * inv).astype(dt)
         total = wi.sum(dtype=dt)
         w[i, :k] = wi / total if total != 0 else wi
         idx[i, :k] = j + lo

@@ -113,9 +113,13 @@ def _mha(rng):
             S(*pos, training=False, attn_mask=bool_mask(rng, (H, L, L), dead_row=False)),
             S(*pos, training=False, need_weights=False, static_k=arr(rng, (H, 7, E // H)),
               static_v=arr(rng, (H, 7, E // H)))]
-    # torch's refusals
+    # a batch whose keys are all padded: NaN with need_weights (plain softmax), 0 through sdpa
     q3 = arr(rng, (L, N, E))
+    dead = np.zeros((N, L), bool)
+    dead[1] = True
     pos3 = (q3, q3, q3, E, H, w["in_proj_weight"], w["in_proj_bias"], None, None, False, 0.0, ow, ob)
+    out += [S(*pos3, training=False, key_padding_mask=dead, need_weights=nw) for nw in (True, False)]
+    # torch's refusals
     out += [S(*pos, is_causal=True),  # causal hint without a mask
             S(*pos3, attn_mask=bool_mask(rng, (L, L + 1))),
             S(*pos3, attn_mask=bool_mask(rng, (H, L, L))),

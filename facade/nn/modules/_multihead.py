@@ -11,24 +11,8 @@ import facade
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
-
-try:
-    from .linear import NonDynamicallyQuantizableLinear
-except ImportError:  # TEMPORARY until helper C's linear.py lands
-    class NonDynamicallyQuantizableLinear(Module):
-        def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-            super().__init__()
-            self.in_features, self.out_features = in_features, out_features
-            self.weight = Parameter(facade.empty((out_features, in_features), device=device, dtype=dtype))
-            self.bias = Parameter(facade.empty(out_features, device=device, dtype=dtype)) if bias else None
-            facade.nn.init.kaiming_uniform_(self.weight, a=5 ** 0.5)
-
-        def forward(self, x):
-            return F.linear(x, self.weight, self.bias)
-
-        def extra_repr(self):
-            return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 __all__ = ["MultiheadAttention"]
 

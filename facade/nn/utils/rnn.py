@@ -108,10 +108,6 @@ class PackedSequence(PackedSequence_):
         return self.data.is_pinned()
 
 
-for _c in (PackedSequence_, PackedSequence):
-    _c.__module__ = "torch.nn.utils.rnn"
-
-
 def invert_permutation(permutation):
     """The inverse of a permutation tensor (None for None)."""
     if permutation is None:
@@ -129,22 +125,19 @@ def _host_ints(t):
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Packs a padded batch (T, B, *) [or (B, T, *) with batch_first] of sequences of `lengths`.
     With enforce_sorted=False the batch is sorted by decreasing length first (sorted_indices records it)."""
-    if not isinstance(lengths, Tensor):
-        lengths = facade.as_tensor(lengths, dtype=facade.int64, device="cpu")
-    else:
-        lengths = lengths.to(dtype=facade.int64)
-    sorted_indices = None
-    if not enforce_sorted:
-        lengths, sorted_indices = facade.sort(lengths, descending=True)
-        sorted_indices = sorted_indices.to(input.device)
-        input = input.index_select(0 if batch_first else 1, sorted_indices)
-    if lengths.ndim != 1 or lengths.device.type != "cpu":
+    if isinstance(lengths, Tensor) and lengths.ndim != 1:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.ndim}D "
                            f"{lengths.device} Long tensor")
+    ln = _host_ints(lengths)  # lengths are host values in torch too: the index arithmetic stays in numpy
+    sorted_indices = None
+    if not enforce_sorted:
+        order = np.argsort(-ln, kind="stable")
+        ln = ln[order]
+        sorted_indices = facade.as_tensor(order, device=input.device)
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
     batch = input.size(0 if batch_first else 1)
     if input.numel() == 0:
         raise RuntimeError("Cannot pack empty tensors.")
-    ln = _host_ints(lengths)
     if ln.size != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {ln.size} (batch_size={batch})")
     if ln[-1] <= 0:
