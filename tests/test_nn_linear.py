@@ -95,7 +95,8 @@ def test_errors():
         F.linear(facade.tensor(1.0), facade.ones(5, 4))
     with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float != double"):
         F.linear(facade.ones(2, 3), facade.ones(4, 3, dtype=facade.float64))
-    with pytest.raises(RuntimeError, match=r"bilinear\(\): input2 size does not match weight size: got 4 but expected 3"):
+    with pytest.raises(RuntimeError, match=r"bilinear\(\): input2 size does not match weight size: got 4 but "
+                       "expected 3"):
         F.bilinear(facade.ones(2, 3), facade.ones(2, 4), facade.ones(5, 3, 3))
     with pytest.raises(ValueError, match=r"in1_features must be > 0, but got \(in1_features=0\)"):
         facade.nn.Bilinear(0, 2, 3)

@@ -122,33 +122,33 @@ def _x(lib_, *shape, dtype=None):
     return lib_.tensor(arr(*shape), dtype=dtype)
 
 
-ERRORS = [
+ERRORS = [  # the first two are the messages of the issue; the rest use small sizes (each new shape compiles)
     lambda L: L.nn.LSTM(10, 20)(_x(L, 5, 3, 5)),  # input.size(-1) must be equal to input_size. Expected 10, got 5
     lambda L: L.nn.GRU(10, 20, 2)(_x(L, 5, 3, 10), _x(L, 1, 3, 20)),  # Expected hidden size (2, 3, 20), got [1, 3, 20]
-    lambda L: L.nn.RNN(10, 20)(_x(L, 5, 3, 10), _x(L, 3, 20)),
-    lambda L: L.nn.RNN(10, 20)(_x(L, 5, 10), _x(L, 1, 3, 20)),
-    lambda L: L.nn.LSTM(10, 20)(_x(L, 5, 3, 10), (_x(L, 1, 3, 20), _x(L, 1, 3, 21))),
-    lambda L: L.nn.LSTM(10, 20)(_x(L, 5, 3, 10), (_x(L, 1, 3, 20), _x(L, 3, 20))),
-    lambda L: L.nn.LSTM(10, 20, proj_size=5)(_x(L, 5, 3, 10), (_x(L, 1, 3, 20), _x(L, 1, 3, 20))),
-    lambda L: L.nn.LSTM(10, 20)(_x(L, 5, 10), (_x(L, 1, 1, 20), _x(L, 1, 20))),
-    lambda L: L.nn.GRU(10, 20)(_x(L, 2, 5, 3, 10)),
-    lambda L: L.nn.RNN(10, 20)(_x(L, 10)),
-    lambda L: L.nn.LSTM(10, 20)(_x(L, 5, 3, 10, dtype=L.float64)),
-    lambda L: L.nn.RNN(10, 20, proj_size=2),
-    lambda L: L.nn.GRU(10, 20, proj_size=2),
-    lambda L: L.nn.RNN(10, 20, nonlinearity="gelu"),
-    lambda L: L.nn.LSTM(10, 20, proj_size=20),
-    lambda L: L.nn.LSTM(10, 20, proj_size=-1),
-    lambda L: L.nn.LSTM(10, 20, dropout=1.5),
-    lambda L: L.nn.LSTM(10, 20, num_layers=0),
-    lambda L: L.nn.LSTM(10, 0),
-    lambda L: L.nn.LSTM(10.0, 20),
-    lambda L: L.nn.LSTM(10, 20, bias=1),
-    lambda L: L.nn.LSTMCell(10, 20)(_x(L, 3, 3, 10)),
-    lambda L: L.nn.LSTMCell(10, 20)(_x(L, 3, 10), (_x(L, 3, 20), _x(L, 1, 3, 20))),
-    lambda L: L.nn.GRUCell(10, 20)(_x(L, 3, 10), _x(L, 1, 3, 20)),
-    lambda L: L.nn.RNNCell(10, 20)(_x(L, 3, 5)),
-    lambda L: L.nn.RNNCell(10, 20)(_x(L, 3, 10), _x(L, 2, 20)),
+    lambda L: L.nn.RNN(3, 4)(_x(L, 5, 2, 3), _x(L, 2, 4)),
+    lambda L: L.nn.RNN(3, 4)(_x(L, 5, 3), _x(L, 1, 2, 4)),
+    lambda L: L.nn.LSTM(3, 4)(_x(L, 5, 2, 3), (_x(L, 1, 2, 4), _x(L, 1, 2, 5))),
+    lambda L: L.nn.LSTM(3, 4)(_x(L, 5, 2, 3), (_x(L, 1, 2, 4), _x(L, 2, 4))),
+    lambda L: L.nn.LSTM(3, 5, proj_size=2)(_x(L, 5, 2, 3), (_x(L, 1, 2, 5), _x(L, 1, 2, 5))),
+    lambda L: L.nn.LSTM(3, 4)(_x(L, 5, 3), (_x(L, 1, 1, 4), _x(L, 1, 4))),
+    lambda L: L.nn.GRU(3, 4)(_x(L, 2, 5, 2, 3)),
+    lambda L: L.nn.RNN(3, 4)(_x(L, 3)),
+    lambda L: L.nn.LSTM(3, 4)(_x(L, 5, 2, 3, dtype=L.float64)),
+    lambda L: L.nn.RNN(3, 4, proj_size=2),
+    lambda L: L.nn.GRU(3, 4, proj_size=2),
+    lambda L: L.nn.RNN(3, 4, nonlinearity="gelu"),
+    lambda L: L.nn.LSTM(3, 4, proj_size=4),
+    lambda L: L.nn.LSTM(3, 4, proj_size=-1),
+    lambda L: L.nn.LSTM(3, 4, dropout=1.5),
+    lambda L: L.nn.LSTM(3, 4, num_layers=0),
+    lambda L: L.nn.LSTM(3, 0),
+    lambda L: L.nn.LSTM(3.0, 4),
+    lambda L: L.nn.LSTM(3, 4, bias=1),
+    lambda L: L.nn.LSTMCell(3, 4)(_x(L, 2, 2, 3)),
+    lambda L: L.nn.LSTMCell(3, 4)(_x(L, 2, 3), (_x(L, 2, 4), _x(L, 1, 2, 4))),
+    lambda L: L.nn.GRUCell(3, 4)(_x(L, 2, 3), _x(L, 1, 2, 4)),
+    lambda L: L.nn.RNNCell(3, 4)(_x(L, 2, 5)),
+    lambda L: L.nn.RNNCell(3, 4)(_x(L, 2, 3), _x(L, 3, 4)),
 ]
 
 

@@ -218,6 +218,9 @@ def test_default_activation_is_relu():
     assert facade.nn.TransformerEncoderLayer(D, NH).activation_relu_or_gelu == 1
     assert facade.nn.TransformerEncoderLayer(D, NH, activation="gelu").activation_relu_or_gelu == 2
     assert facade.nn.TransformerEncoderLayer(D, NH, activation=facade.tanh).activation_relu_or_gelu == 0
+    for lib in (torch, facade):  # module instances count too (and become submodules)
+        layer = lib.nn.TransformerEncoderLayer(D, NH, activation=lib.nn.GELU())
+        assert layer.activation_relu_or_gelu == 2 and "activation" in dict(layer.named_children())
 
 
 # ------------------------------------------------------------------------------------------------ errors/warnings

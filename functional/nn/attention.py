@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from ..core import prng_key
+from ..linalg import _cpp
 from ..shape import broadcast_shapes
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -20,13 +21,6 @@ _HI = jax.lax.Precision.HIGHEST
 _HALF = (jnp.float16, jnp.bfloat16)
 _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
                  "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-        "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-        "bool": "bool"}
-
-
-def _cpp(dtype):
-    return _CPP.get(jnp.dtype(dtype).name, jnp.dtype(dtype).name)
 
 
 def _key(rng):

@@ -176,8 +176,8 @@ def _pack(x, pos, n):
     return jnp.zeros((n, x.shape[-1]), x.dtype).at[pos].set(x, mode="drop")
 
 
-def recurrent(mode, input, hx, params, has_biases=True, num_layers=1, dropout=0.0, train=False, bidirectional=False,
-        batch_first=False, batch_sizes=None, key=None):
+def recurrent(mode, input, hx, params, has_biases=True, num_layers=1, dropout=0.0, train=False,
+              bidirectional=False, batch_first=False, batch_sizes=None, key=None):
     """A multi-layer (bi)directional RNN over a whole sequence, torch's `_VF.rnn_tanh/rnn_relu/lstm/gru`.
 
     mode:   "RNN_TANH", "RNN_RELU", "LSTM" or "GRU".
@@ -205,7 +205,7 @@ def recurrent(mode, input, hx, params, has_biases=True, num_layers=1, dropout=0.
         x = jnp.swapaxes(input, 0, 1) if batch_first else input
     if dropout and train and num_layers > 1:
         if key is None:
-            raise ValueError("rnn: dropout in training needs a random key")
+            raise ValueError("recurrent: dropout in training needs a random key (see functional.prng_key)")
         keys = jax.random.split(prng_key(key), num_layers - 1)
     hs, cs = [], []
     for layer in range(num_layers):
@@ -227,12 +227,12 @@ def recurrent(mode, input, hx, params, has_biases=True, num_layers=1, dropout=0.
 def _forms(mode):
     """torch's two overloads of one mode: padded `input` and packed `data` + `batch_sizes`."""
     def padded(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, key=None):
-        return recurrent(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
-                   key=key)
+        return recurrent(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                         batch_first, key=key)
 
     def packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, key=None):
         return recurrent(mode, data, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                   batch_sizes=batch_sizes, key=key)
+                         batch_sizes=batch_sizes, key=key)
 
     name = mode.lower()
     for f, n in ((padded, name), (packed, name + "_data")):

@@ -123,25 +123,49 @@ def _aa_filter(mode):
     return 6, lanczos
 
 
-def _antialias(n, out, align_corners, scale, dt, mode):
-    """torch's separable antialiasing: a filter stretched by the downscale factor, weights normalised."""
+def _antialias(n, out, align_corners, scale, dt, mode, antialias=True):
+    """torch's separable antialiasing: a filter stretched by the downscale factor, weights normalised.
+    (antialias=False: the same tables at the plain filter width, as torch's uint8 kernels use them.)"""
     size, filt = _aa_filter(mode)
     s = _area_scale(n, out, align_corners, scale, dt)
-    support = dt(size * 0.5) * s if s >= 1 else dt(size * 0.5)
-    kmax = int(math.ceil(support)) * 2 + 1
-    inv = dt(1) / s if s >= 1 else dt(1)
+    wide = antialias and s >= 1
+    support = dt(size * 0.5) * s if wide else dt(size * 0.5)
+    kmax = int(math.ceil(support)) * 2 + 1 if antialias else size
+    inv = dt(1) / s if wide else dt(1)
+    shift = 0.0 if antialias else 0.5 * align_corners  # with antialias, align_corners changes only s (as torch)
     idx = np.zeros((out, kmax), np.int64)
     w = np.zeros((out, kmax), dt)
     for i in range(out):
-        center = s * dt(i + 0.5)  # align_corners changes only the scale s, as in torch
-        lo = max(int(center - support + dt(0.5)), 0)
-        k = min(max(min(int(center + support + dt(0.5)), n) - lo, 0), kmax)
+        center = s * dt(i + 0.5 - shift)
+        lo = max(int(center - support + dt(0.5 + shift)), 0)
+        k = min(max(min(int(center + support + dt(0.5 + shift)), n) - lo, 0), kmax)
         j = np.arange(k)
-        wi = filt(((j + lo).astype(dt) - center + dt(0.5)) * inv).astype(dt)
+        wi = filt(((j + lo).astype(dt) - center + dt(0.5 - shift)) * inv).astype(dt)
         total = wi.sum(dtype=dt)
         w[i, :k] = wi / total if total != 0 else wi
         idx[i, :k] = j + lo
     return idx, w
+
+
+def _along_uint8(x, axis, idx, w):
+    """torch's uint8 resampling pass: weights in fixed point (the most bits keeping them in int16),
+    integer sums rounded half up and saturated."""
+    bits = next((p for p in range(22) if int(0.5 + w.max() * (1 << (p + 1))) >= 1 << 15), 22)
+    wq = np.trunc(np.where(w < 0, -0.5, 0.5) + w.astype(np.float64) * (1 << bits)).astype(np.int32)
+    y = _along(x.astype(jnp.int32), axis, idx, wq)
+    return jnp.clip((y + (1 << (bits - 1))) >> bits, 0, 255).astype(jnp.uint8)
+
+
+def _uint8(x, out, scales, mode, align_corners, antialias):
+    """uint8 bilinear/bicubic as torch's CPU kernels: width first, then height, rounding per pass."""
+    for axis in (3, 2):
+        n, o, s = x.shape[axis], out[axis - 2], scales[axis - 2]
+        if mode == "bicubic" and not antialias:  # the float kernel, rounded to uint8 after each pass
+            y = _along(x.astype(jnp.float32), axis, *_cubic(n, o, align_corners, s, np.float32))
+            x = jnp.clip(jnp.round(y), 0, 255).astype(jnp.uint8)
+        else:
+            x = _along_uint8(x, axis, *_antialias(n, o, align_corners, s, np.float32, mode, antialias))
+    return x
 
 
 def _along(x, axis, idx, w):
@@ -268,6 +292,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         elif not (floating or (dtype == np.uint8 and mode in ("bilinear", "bicubic"))):
             raise _not_implemented(f"compute_indices_weights_{'cubic' if mode == 'bicubic' else 'linear'}", dtype)
 
+    if dtype == np.uint8 and not mode.startswith("nearest"):
+        return _uint8(input, out, scales, mode, align_corners, antialias)
     dt = _opmath(dtype)
     x = input if dtype == dt or mode.startswith("nearest") else input.astype(dt)
     for k, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
@@ -282,11 +308,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         else:
             idx, w = _linear(n, o, align_corners, s, dt)
         x = _along(x, 2 + k, idx, w)
-    if x.dtype != dtype:
-        if dtype == np.uint8:  # torch rounds the float result and saturates
-            x = jnp.clip(jnp.round(x), 0, 255)
-        x = x.astype(dtype)
-    return x
+    return x.astype(dtype)
 
 
 # ------------------------------------------------------------------------------ grid_sample

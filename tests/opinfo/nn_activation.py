@@ -76,7 +76,7 @@ register(
     OpInfo(NN + "relu", act()),
     OpInfo("relu", fixed((KINKS,))),
     OpInfo("Tensor.relu", fixed((KINKS,), (A(1, -2, dtype=I64),))),
-    OpInfo("Tensor.relu_", act(ints=()), call=inplace("Tensor.relu_")),
+    OpInfo("Tensor.relu_", fixed((KINKS,)), call=inplace("Tensor.relu_")),
     OpInfo("relu_", fixed((KINKS,)), call=inplace("relu_")),
     OpInfo(NN + "relu_", fixed((KINKS,)), call=inplace("nn.functional.relu_")),
     OpInfo(NN + "relu", fixed((KINKS,)), call=kw_inplace("relu")),
@@ -181,10 +181,12 @@ def _softmax_call(path):
     return call
 
 
+X3 = arr(np.random.default_rng(0), (2, 3, 4), F32)
 register(OpInfo(NN + "softmax", fixed(Sample((arr(np.random.default_rng(0), (6,), F16), 0))), **HALF),
          *(OpInfo(p, _softmax_samples(p), call=_softmax_call(p))
-           for p in ("nn.functional.softmax", "nn.functional.log_softmax", "nn.functional.softmin", "softmax",
-                     "log_softmax", "Tensor.softmax", "Tensor.log_softmax")))
+           for p in ("nn.functional.softmax", "nn.functional.log_softmax", "nn.functional.softmin")),
+         *(OpInfo(p, fixed(Sample((X3, -1)), Sample((X3, 0), dict(dtype=np.dtype(F64)))), call=_softmax_call(p))
+           for p in ("softmax", "log_softmax", "Tensor.softmax", "Tensor.log_softmax")))
 
 
 def _implicit_dim(rng):
