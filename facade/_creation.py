@@ -121,7 +121,8 @@ def _put(arr, jd):
     """A fresh host array onto JAX device `jd` (left uncommitted when `jd` is JAX's default device)."""
     if jd is None:  # host mode (a DataLoader worker): the numpy array itself
         return arr
-    return jnp.asarray(arr) if jd == jax.devices()[0] else jax.device_put(arr, jd)
+    # device_put, not jnp.asarray: asarray compiles a copy program per new shape (~30 ms each)
+    return jax.device_put(arr) if jd == jax.devices()[0] else jax.device_put(arr, jd)
 
 
 def _full(shape, value, np_dt, jd):

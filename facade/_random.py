@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 
 import jax
@@ -266,12 +267,35 @@ def _draw(generator, kind, static, params, device):
     return out
 
 
+# Samplers that fill a flat array elementwise from per-index counters (threefry is partitionable in this
+# JAX), so the first n values of a draw of any size m >= n are exactly those of an n-sized draw.
+_ELEMENTWISE = frozenset({"uniform", "normal", "randint", "exponential", "geometric", "log_normal", "cauchy"})
+_BUCKET_MAX = 1 << 22
+
+
+def _bucketable(kind, shape, params, device, generator):
+    n = math.prod(shape)
+    return (kind in _ELEMENTWISE and 0 < n <= _BUCKET_MAX and device.type == "cpu" and not _host.ACTIVE
+            and all(isinstance(p, (int, float)) for p in params)
+            and not isinstance(_generator(generator)._key, jax.core.Tracer))
+
+
+def _draw_bucketed(generator, kind, shape, np_dt, params, device):
+    """The same values as an exact-shape draw, from a power-of-two-sized flat draw cut on the host: building a
+    model with many parameter shapes then compiles one sampler per size class instead of one per shape."""
+    n = math.prod(shape)
+    flat = _draw(generator, kind, ((1 << (n - 1).bit_length(),), np_dt), params, device)
+    return jax.device_put(np.asarray(flat)[:n].reshape(shape), jax_device(device))
+
+
 def _make(kind, shape, dt, device, generator, params=(), requires_grad=False, static=None):
     """A new tensor of `shape`/`dt` on `device` sampled by `kind` (meta: shape only, nothing drawn)."""
     device = C._device(device)
     C._check_grad(dt, requires_grad)
     if device.type == "meta":
         t = Tensor._from_array(jax.ShapeDtypeStruct(tuple(shape), dt.np), META)
+    elif static is None and _bucketable(kind, shape, params, device, generator):
+        t = Tensor._from_array(_draw_bucketed(generator, kind, tuple(shape), dt.np, params, device), device)
     else:
         t = Tensor._from_array(_draw(generator, kind, static or (tuple(shape), dt.np), params, device), device)
     if requires_grad:
@@ -581,6 +605,9 @@ def _fill_(self, kind, params, generator, static=None):
     if self.device.type == "meta":
         return self
     sample = _make(kind, tuple(self.shape), self.dtype, self.device, generator, params, static=static)
+    if self._base is None and not (STATE.enabled and self.requires_grad):  # nothing to record: no copy program
+        self._assign(sample)
+        return self
     return self.copy_(sample)
 
 

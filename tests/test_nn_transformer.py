@@ -20,7 +20,8 @@ from ._nn import check_module, copy_weights
 D, NH, FF, L, S, N = 8, 2, 16, 5, 4, 3
 
 pytestmark = [pytest.mark.filterwarnings("ignore:enable_nested_tensor is True"),  # asserted in its own test
-              pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")]  # torch's fast path
+              pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors"),  # torch's fast path
+              pytest.mark.filterwarnings("ignore:Support for mismatched")]  # bool and float masks mixed on purpose
 
 
 def _x(rng, *shape):

@@ -30,10 +30,11 @@ def _instance_norm_stats(input, running_mean=None, running_var=None, weight=None
     return _present(out, rm, rv) if use_input_stats else out
 
 
+# saves=(): the running statistics are rewritten right after the call, by design
 _BATCH_NORM = Op("batch_norm", _batch_norm_stats, arrays=_STATS, function=False, method=False,
-                 grad_name="NativeBatchNormBackward0")
+                 grad_name="NativeBatchNormBackward0", saves=())
 _INSTANCE_NORM = Op("instance_norm", _instance_norm_stats, arrays=_STATS, function=False, method=False,
-                    grad_name="ViewBackward0")
+                    grad_name="ViewBackward0", saves=())
 
 
 def _update(res, running_mean, running_var):

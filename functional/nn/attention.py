@@ -11,9 +11,9 @@ import math
 import jax
 import jax.numpy as jnp
 
-from ..core import prng_key
 from ..linalg import _cpp
 from ..shape import broadcast_shapes
+from .misc import dropout
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -23,18 +23,13 @@ _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Cha
                  "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
-def _key(rng):
+def _dropout(x, p, rng):
+    """functional.nn.dropout with `rng` a JAX PRNG key or facade's int64 key data."""
     if rng is None:
         raise ValueError("dropout inside attention needs a random key: pass rng=")
-    return rng if jnp.issubdtype(rng.dtype, jax.dtypes.prng_key) else prng_key(rng)
-
-
-def _dropout(x, p, rng):
-    """torch's dropout (train mode): zero each element with probability p, scale the rest by 1/(1-p)."""
-    if p >= 1.0:
-        return x * 0
-    keep = jax.random.bernoulli(_key(rng), 1.0 - p, x.shape)
-    return jnp.where(keep, x * (1.0 / (1.0 - p)), 0).astype(x.dtype)
+    if jnp.issubdtype(rng.dtype, jax.dtypes.prng_key):
+        rng = jax.lax.bitcast_convert_type(jax.random.key_data(rng), jnp.int64)
+    return dropout(x, rng, p)
 
 
 def _safe_softmax(x):

@@ -116,7 +116,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def _check_normalized(input, normalized_shape, rms=False):
-    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not isinstance(normalized_shape, (list, tuple)):
+        raise TypeError(f"{'rms_norm' if rms else 'layer_norm'}(): argument 'normalized_shape' (position 2) must be "
+                        f"tuple of ints, not {type(normalized_shape).__name__}")
+    ns = tuple(normalized_shape)
     if not ns or tuple(input.shape[input.ndim - len(ns):]) != ns or len(ns) > input.ndim:
         star = "*" if rms else "*, "
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [{star}"

@@ -37,7 +37,8 @@ def _not_implemented(kernel, dtype):
 
 
 # ------------------------------------------------------------------------------ per-dim index/weight tables
-# Each returns (indices (out, K) int, weights (out, K) or None); `scale` is the user's scale factor or None.
+# Each returns (indices (out, K) int, weights (out, K)) (nearest: indices (out,)); `scale` is the user's
+# scale factor or None.
 
 def _area_scale(n, out, align_corners, scale, dt):
     """torch's area_pixel_compute_scale: the source step per output step."""
@@ -56,15 +57,15 @@ def _source(ratio, out, align_corners, cubic, dt):
 
 def _nearest(n, out, scale, dt, exact, special):
     if special and out == n:  # the 2-d kernel treats these exactly (no float rounding)
-        return np.arange(out)[:, None], None
+        return np.arange(out)
     if special and out == 2 * n:
-        return (np.arange(out) >> 1)[:, None], None
+        return np.arange(out) >> 1
     r = np.float32(dt(1.0 / scale) if scale is not None and scale > 0 else dt(n) / dt(out))
     if exact:  # floorf((dst + 0.5) * scale): a double product rounded to float
         src = np.floor(((np.arange(out) + 0.5) * np.float64(r)).astype(np.float32))
     else:
         src = np.floor(np.arange(out).astype(np.float32) * r)
-    return np.minimum(src.astype(np.int64), n - 1)[:, None], None
+    return np.minimum(src.astype(np.int64), n - 1)
 
 
 def _linear(n, out, align_corners, scale, dt):
@@ -166,6 +167,26 @@ def _uint8(x, out, scales, mode, align_corners, antialias):
         else:
             x = _along_uint8(x, axis, *_antialias(n, o, align_corners, s, np.float32, mode, antialias))
     return x
+
+
+def _take_nearest(x, axis, idx, grad_idx):
+    """x[idx] along axis, whose gradient torch scatters to grad_idx: its nearest backward kernels
+    special-case out == in and out == 2*in even where the forward kernel does not."""
+    def take(a):
+        return jnp.take(a, jnp.asarray(idx), axis=axis, mode="clip")
+
+    if np.array_equal(idx, grad_idx):
+        return take(x)
+
+    @jax.custom_vjp
+    def f(a):
+        return take(a)
+
+    def bwd(_, g):
+        return (jnp.zeros(x.shape, g.dtype).at[(slice(None),) * axis + (jnp.asarray(grad_idx),)].add(g),)
+
+    f.defvjp(lambda a: (take(a), None), bwd)
+    return f(x)
 
 
 def _along(x, axis, idx, w):
@@ -298,8 +319,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     x = input if dtype == dt or mode.startswith("nearest") else input.astype(dt)
     for k, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
         if mode.startswith("nearest"):
-            idx, w = _nearest(n, o, s, dt, mode == "nearest-exact", mode == "nearest" and nd == 4)
-        elif mode == "area":
+            exact = mode == "nearest-exact"
+            idx = _nearest(n, o, s, dt, exact, not exact and nd == 4)
+            x = _take_nearest(x, 2 + k, idx, _nearest(n, o, s, dt, exact, not exact))
+            continue
+        if mode == "area":
             idx, w = _area(n, o, dt)
         elif antialias:
             idx, w = _antialias(n, o, align_corners, s, dt, mode)
@@ -408,7 +432,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     n, c = x.shape[:2]
     sizes = x.shape[2:]
     out_shape = grid.shape[1:-1]
-    g = grid.reshape(n, -1, len(sizes))
+    g = grid.reshape(n, math.prod(out_shape), len(sizes))
     flat = x.reshape(n, c, -1)
     # per spatial dim (D, H, W order) the coordinate in pixels; grid's last axis is (x, y[, z])
     coords = [_unnormalize(g[..., len(sizes) - 1 - k], s, align_corners) for k, s in enumerate(sizes)]

@@ -54,7 +54,7 @@ def _canonical_mask(mask, name, other, other_name, dtype, check_other=True):
         raise AssertionError(f"only bool and floating types of {name} are supported")
     if check_other and other is not None and mask.dtype is not other.dtype:
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=3)
+                      "instead.", stacklevel=2)
     if mask.dtype is facade.bool:
         mask = facade.zeros_like(mask, dtype=dtype).masked_fill_(mask, float("-inf"))
     return mask
