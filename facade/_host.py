@@ -252,6 +252,7 @@ _NUMPY = {
     "vstack": lambda tensors: np.vstack(tensors),
     # indexing
     "getitem": lambda input, indices: input[indices],
+    "index_dim0": lambda input, index: input[int(index)],
     "setitem": _setitem,
     "index_put": _index_put,
     "index_select": lambda input, dim, index: np.take(input, index.reshape(-1), axis=dim),
@@ -259,7 +260,7 @@ _NUMPY = {
     "masked_fill": lambda input, mask, value: np.where(mask, value, input),
     "nonzero": _nonzero,
 }
-_INTERNAL = {"astype", "invert", "getitem", "setitem", "copy", "fill", "put_flat", "_where_method"}
+_INTERNAL = {"astype", "invert", "getitem", "index_dim0", "setitem", "copy", "fill", "put_flat", "_where_method"}
 SUPPORTED = [
     *sorted(n for n in (*_NUMPY, *_SHAPED, *_SPLITS) if n not in _INTERNAL),
     "indexing and index assignment", "copy_", "fill_", "to(dtype)", "float()/long()/...",

@@ -22,7 +22,7 @@ import numpy as np
 
 from .shape import _dim, _expand_shape, broadcast_shapes
 
-__all__ = [
+__all__ = ["index_dim0", 
     "getitem", "setitem", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
     "index_copy", "index_fill", "index_put", "masked_fill", "masked_select", "masked_scatter", "take",
     "take_along_dim", "put", "nonzero", "argwhere",
@@ -141,6 +141,11 @@ def _index(input, basic, adv):
             full[r] = a
         out = out[tuple(full)]
     return out
+
+
+def index_dim0(input, index):
+    """input[index] for a non-negative integer `index` (a 0-dim array; may be traced) along the first dim."""
+    return jax.lax.dynamic_index_in_dim(input, index, 0, keepdims=False)
 
 
 def getitem(input, indices):

@@ -311,6 +311,10 @@ def _basic_op(grad_name):
 
 
 _GET = {name: _basic_op(name + "Backward0") for name in ("Select", "Slice", "Unsqueeze", "Alias")}
+# x[i] for a Python int i: the index is traced, so a DataLoader reading x[0], x[1] ... compiles once
+_GET_INT = _rule(Op("__getitem__", F.index_dim0, arrays=("input", "index"), view=True, saves=(), method=False,
+                    function=False, grad_name="SelectBackward0"),
+                 lambda g, out, vals, k: _getitem_geometry(g, out, (vals[0], (int(vals[1]),)), k))
 _GET_ADVANCED = Op("__getitem__", F.getitem, arrays=("input", "indices"), saves=(), method=False, function=False,
                    grad_name="IndexBackward0")
 _SET_BASIC = Op("__setitem__", F.setitem, arrays=("input", "indices", "values"), saves=(), method=False,
@@ -342,6 +346,11 @@ def _getitem_kind(self, index, single):
 
 def __getitem__(self, index):
     norm = normalize(self, index)
+    if isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)) and self.ndim:
+        n = self.shape[0]  # x[i], as a Dataset does
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
+        return call(_GET_INT, (self, int(index) % n), None)
     if not _is_basic(norm):
         return call(_GET_ADVANCED, (self, norm), None)
     return call(_GET[_getitem_kind(self, norm, not isinstance(index, tuple))], (self, norm), None)

@@ -27,15 +27,14 @@ def _variants(name, fn, names, **kw):
 _LIN = dict(arrays=("input", "weight", "bias"), method=False, module=_F)
 _LINEAR = _variants("linear", C.linear, {
     (2, True): "AddmmBackward0", (2, False): "MmBackward0", (1, True): "ViewBackward0", (1, False): "SqueezeBackward4",
-    (3, True): "ViewBackward0", (3, False): "UnsafeViewBackward0", (0, True): "MvBackward0",
-    (0, False): "DotBackward0"}, **_LIN)
+    (3, True): "ViewBackward0", (3, False): "UnsafeViewBackward0", "dot": "DotBackward0", "mv": "MvBackward0"}, **_LIN)
 
 
 def _linear_route(args, kwargs):
     x, w, b = _arg(args, kwargs, 0, "input"), _arg(args, kwargs, 1, "weight"), _arg(args, kwargs, 2, "bias")
-    nd, wd = getattr(x, "ndim", 2), getattr(w, "ndim", 2)
-    if wd == 1:  # a vector weight: torch runs dot / mv
-        return _LINEAR[(0, False)] if nd == 1 else _LINEAR[(0, True)] if nd == 2 else None
+    nd = getattr(x, "ndim", 2)
+    if getattr(w, "ndim", 2) == 1:  # a vector weight: torch runs dot / mv
+        return _LINEAR["dot"] if nd == 1 else _LINEAR["mv"] if nd == 2 and b is None else None
     return _LINEAR.get((min(nd, 3), b is not None))
 
 

@@ -371,18 +371,24 @@ def _unnormalize(c, size, align_corners):
     return c * (size / 2) + (size / 2 - 0.5)
 
 
-def _gather(flat, sizes, idxs, weights):
-    """sum over taps of weight * input[n, :, idx...]; taps outside the input read zero.
-    flat: (N, C, L); idxs: per tap a tuple of per-dim int indices (N, P); weights: per tap (N, P)."""
-    total = 0
-    for idx, w in zip(idxs, weights):
-        inside, lin = True, 0
-        for i, n in zip(idx, sizes):
-            inside = inside & (i >= 0) & (i < n)
-            lin = lin * n + jnp.clip(i, 0, n - 1)
-        vals = jax.vmap(lambda f, j: f[:, j])(flat, lin)  # (N, C, P)
-        total = total + vals * jnp.where(inside, w, jnp.zeros_like(w))[:, None, :]
-    return total
+def _sample(flat, sizes, taps):
+    """sum over taps of weight * input[n, :, idx...], taps outside the input reading zero, as one gather.
+    flat: (N, C, L); taps: per spatial dim (indices (N, T, P) int, weights (N, T, P)); the taps of
+    all dims combine as a product (T_1 * T_2 ... per point)."""
+    d = len(taps)
+    inside, lin, w = True, 0, 1
+    for k, ((i, wk), size) in enumerate(zip(taps, sizes)):
+        n, t, p = i.shape
+        shape = (n,) + tuple(t if j == k else 1 for j in range(d)) + (p,)
+        i, wk = i.reshape(shape), wk.reshape(shape)
+        inside = inside & (i >= 0) & (i < size)
+        lin = lin * size + jnp.clip(i, 0, size - 1)
+        w = w * wk
+    n, p, t = flat.shape[0], lin.shape[-1], math.prod(i.shape[1] for i, _ in taps)
+    lin = jnp.broadcast_to(lin, jnp.broadcast_shapes(lin.shape, w.shape)).reshape(n, t, p)
+    w = jnp.where(inside, w, jnp.zeros_like(w)).reshape(n, t, p)
+    vals = jax.vmap(lambda f, j: f[:, j])(flat, lin)  # (N, C, T, P)
+    return jnp.sum(vals * w[:, None], axis=2)
 
 
 def _check_grid(input, grid, mode):
@@ -433,38 +439,28 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     sizes = x.shape[2:]
     out_shape = grid.shape[1:-1]
     g = grid.reshape(n, math.prod(out_shape), len(sizes))
-    flat = x.reshape(n, c, -1)
+    flat = x.reshape(n, c, math.prod(sizes))
     # per spatial dim (D, H, W order) the coordinate in pixels; grid's last axis is (x, y[, z])
     coords = [_unnormalize(g[..., len(sizes) - 1 - k], s, align_corners) for k, s in enumerate(sizes)]
-    if mode == "bicubic":
-        base = [jnp.floor(cc) for cc in coords]
-        coef = [_cubic_coefficients(cc - b) for cc, b in zip(coords, base)]
-        idxs, weights = [], []
-        for i in range(4):
-            for j in range(4):
-                taps = [jax.lax.stop_gradient(_pad_coordinates(base[0] + (i - 1), sizes[0], padding_mode,
-                                                               align_corners)),
-                        jax.lax.stop_gradient(_pad_coordinates(base[1] + (j - 1), sizes[1], padding_mode,
-                                                               align_corners))]
-                idxs.append(tuple(jnp.floor(t).astype(jnp.int32) for t in taps))  # -1 stays outside
-                weights.append(coef[0][i] * coef[1][j])
-        out = _gather(flat, sizes, idxs, weights)
+    if mode == "bicubic":  # padding applies to each of the 4 taps per dim, weights from the unpadded point
+        taps = []
+        for cc, size in zip(coords, sizes):
+            base = jnp.floor(cc)[:, None]
+            at = jax.lax.stop_gradient(_pad_coordinates(base + jnp.arange(-1, 3, dtype=dt)[:, None], size,
+                                                        padding_mode, align_corners))
+            taps.append((jnp.floor(at).astype(jnp.int32), jnp.stack(_cubic_coefficients(cc - base[:, 0]), 1)))
     else:
         coords = [_pad_coordinates(cc, s, padding_mode, align_corners) for cc, s in zip(coords, sizes)]
         if mode == "nearest":
-            idx = tuple(jax.lax.stop_gradient(jnp.round(cc)).astype(jnp.int32) for cc in coords)
-            out = _gather(flat, sizes, [idx], [jnp.ones_like(coords[0])])
+            taps = [(jax.lax.stop_gradient(jnp.round(cc)).astype(jnp.int32)[:, None], jnp.ones_like(cc)[:, None])
+                    for cc in coords]
         else:
-            base = [jnp.floor(jax.lax.stop_gradient(cc)) for cc in coords]
-            frac = [cc - b for cc, b in zip(coords, base)]
-            idxs, weights = [], []
-            for corner in np.ndindex(*(2,) * len(sizes)):
-                idxs.append(tuple((b + o).astype(jnp.int32) for b, o in zip(base, corner)))
-                w = 1
-                for f, o in zip(frac, corner):
-                    w = w * (f if o else 1 - f)
-                weights.append(w)
-            out = _gather(flat, sizes, idxs, weights)
+            taps = []
+            for cc in coords:
+                base = jnp.floor(jax.lax.stop_gradient(cc))
+                f = cc - base
+                taps.append((jnp.stack([base, base + 1], 1).astype(jnp.int32), jnp.stack([1 - f, f], 1)))
+    out = _sample(flat, sizes, taps)
     return out.reshape(n, c, *out_shape).astype(dtype)
 
 
@@ -507,9 +503,9 @@ def affine_grid_generator(theta, size, align_corners):
         axes.append(jnp.asarray(_base(spatial[k - 1 - d], dt, align_corners).reshape(shape)))
     out = []
     for i in range(k):
-        acc = th[:, i, k].reshape((-1,) + (1,) * k)
+        acc = th[(slice(None), i, k) + (None,) * k]
         for d in range(k):
-            acc = acc + axes[d][None] * th[:, i, d].reshape((-1,) + (1,) * k)
+            acc = acc + axes[d][None] * th[(slice(None), i, d) + (None,) * k]
         out.append(jnp.broadcast_to(acc, (n, *spatial)))
     return jnp.stack(out, -1).astype(dtype)
 

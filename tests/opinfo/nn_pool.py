@@ -12,30 +12,26 @@ def ties(rng, shape, dtype=np.float32):
     return rng.integers(-2, 3, size=shape).astype(dtype)
 
 
-def shape(n, batched=True, size=7, c=2):
+def shape(n, batched=True, size=None, c=2):
+    size = size or (7 if n < 3 else 5)
     return ((2,) if batched else ()) + (c,) + (size,) * n
 
 
 def max_samples(n):
     def gen(rng):
-        out = []
-        for dt in (np.float32, np.float64):
-            out += [
-                Sample((arr(rng, shape(n), dt), 2)),
-                Sample((ties(rng, shape(n), dt), 3), dict(stride=2, padding=1)),
-                Sample((ties(rng, shape(n, False), dt), 3, 2, 1, 1, True)),  # unbatched, ceil_mode
-            ]
-        out += [
-            Sample((arr(rng, shape(n)), 2), dict(stride=1, dilation=2)),
-            Sample((ties(rng, shape(n)), 2), dict(stride=2, dilation=2, padding=1, ceil_mode=True)),
+        out = [
+            Sample((arr(rng, shape(n), np.float64), 2)),
+            Sample((ties(rng, shape(n)), 3), dict(stride=2, padding=1)),
+            Sample((ties(rng, shape(n, False), np.float64), 3, 2, 1, 1, True)),  # unbatched, ceil_mode
             Sample((ties(rng, shape(n, size=6)), 3), dict(stride=2, ceil_mode=True)),  # last window in the pad: dropped
             Sample((ties(rng, shape(n, size=5)), 2), dict(stride=2, padding=1, ceil_mode=True)),
-            Sample((ties(rng, shape(n)), (3,) * n), dict(stride=(2,) * n, padding=(1,) * n, return_indices=True)),
-            Sample((ties(rng, shape(n, False, 6)), 2), dict(return_indices=True, ceil_mode=True, stride=3)),
-            Sample((ties(rng, shape(n, size=6), np.float64), 3), dict(stride=1, padding=1, dilation=2,
-                                                                    return_indices=True)),
-            Sample((ties(rng, shape(n), np.int64), 2)),
-            Sample((ties(rng, (0,) + shape(n)[1:]), 2)),
+            Sample((ties(rng, shape(n, size=5)), (3,) * n), dict(stride=(2,) * n, padding=(1,) * n,
+                                                                return_indices=True)),
+            Sample((ties(rng, shape(n, False, 6), np.float64), 2), dict(stride=1, padding=1, dilation=2,
+                                                                       return_indices=True, ceil_mode=True)),
+            Sample((ties(rng, shape(n, size=5)), 2), dict(dilation=2)),
+            Sample((ties(rng, shape(n, size=4), np.int64), 2)),
+            Sample((ties(rng, (0,) + shape(n, size=4)[1:]), 2)),
             Sample((arr(rng, shape(n)), 3), dict(padding=2)),  # pad more than half the kernel
             Sample((arr(rng, shape(n, size=3)), 5)),  # output too small
             Sample((arr(rng, shape(n)), 2), dict(stride=0)),
@@ -54,27 +50,23 @@ def max_samples(n):
 
 def avg_samples(n):
     def gen(rng):
-        out = []
-        for dt in (np.float32, np.float64):
-            out += [
-                Sample((arr(rng, shape(n), dt), 2)),
-                Sample((arr(rng, shape(n, False), dt), 3, 2, 1)),
-                Sample((arr(rng, shape(n), dt), 3), dict(stride=2, padding=1, count_include_pad=False)),
-            ]
-        out += [
+        out = [
+            Sample((arr(rng, shape(n), np.float64), 2)),
+            Sample((arr(rng, shape(n, False)), 3, 2, 1)),
+            Sample((arr(rng, shape(n)), 3), dict(stride=2, padding=1, count_include_pad=False)),
             Sample((arr(rng, shape(n, size=6)), 3), dict(stride=2, ceil_mode=True)),
-            Sample((arr(rng, shape(n, size=6)), 3), dict(stride=2, padding=1, ceil_mode=True)),
+            Sample((arr(rng, shape(n, size=6), np.float64), 3), dict(stride=2, padding=1, ceil_mode=True)),
             Sample((arr(rng, shape(n, size=5)), 2), dict(stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
-            Sample((arr(rng, shape(n, False, 6)), (3,) * n), dict(stride=(2,) * n, padding=(1,) * n)),
-            Sample((ties(rng, shape(n), np.int64) * 7, 2)),
-            Sample((np.zeros((0,) + shape(n)[1:], np.float32), 2)),
+            Sample((ties(rng, shape(n, size=4), np.int64) * 7, 2)),
+            Sample((np.zeros((0,) + shape(n, size=4)[1:], np.float32), 2)),
             Sample((arr(rng, shape(n)), 3), dict(padding=2)),
             Sample((arr(rng, shape(n, size=3)), 5)),
             Sample((arr(rng, shape(n)), 2), dict(stride=0)),
             Sample((arr(rng, (3,) * n), 2)),
         ]
         if n > 1:
-            out += [Sample((arr(rng, shape(n)), 3), dict(padding=1, divisor_override=4)),
+            out += [Sample((arr(rng, shape(n, False, 6)), (3,) * n), dict(stride=(2,) * n, padding=(1,) * n,
+                                                                          divisor_override=4)),
                     Sample((arr(rng, shape(n)), 2), dict(divisor_override=0))]
         return out
     return gen
@@ -83,16 +75,11 @@ def avg_samples(n):
 def adaptive_samples(n, is_max):
     def gen(rng):
         make = ties if is_max else arr
-        out = []
-        for dt in (np.float32, np.float64):
-            out += [
-                Sample((make(rng, shape(n), dt), 3)),
-                Sample((make(rng, shape(n, False), dt), 4)),
-                Sample((make(rng, shape(n, size=5), dt), 1)),
-            ]
-        out += [
-            Sample((make(rng, shape(n, size=5)), 7)),  # larger than the input: windows overlap
-            Sample((make(rng, shape(n, size=6)), (2,) * n)),
+        out = [
+            Sample((make(rng, shape(n), np.float64), 3)),
+            Sample((make(rng, shape(n, False, 6)), 4)),
+            Sample((make(rng, shape(n, size=5)), 1)),
+            Sample((make(rng, shape(n, size=4)), 6)),  # larger than the input: windows overlap
             Sample((make(rng, (0,) + shape(n)[1:]), 2)),
             Sample((make(rng, shape(n)), (3,) * (n + 1))),
             Sample((make(rng, shape(n)), -1)),
@@ -103,8 +90,7 @@ def adaptive_samples(n, is_max):
         if n > 1:
             out.append(Sample((make(rng, shape(n, size=5)), (None,) + (3,) * (n - 1))))
         if is_max:
-            out += [Sample((ties(rng, shape(n)), 3), dict(return_indices=True)),
-                    Sample((ties(rng, shape(n, False, 5), np.float64), 2, True))]
+            out.append(Sample((ties(rng, shape(n, False, 5), np.float64), 2, True)))
         return out
     return gen
 
