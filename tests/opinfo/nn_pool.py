@@ -13,7 +13,7 @@ def ties(rng, shape, dtype=np.float32):
 
 
 def shape(n, batched=True, size=None, c=2):
-    size = size or (7 if n < 3 else 5)
+    size = size if size is not None else (7 if n < 3 else 5)
     return ((2,) if batched else ()) + (c,) + (size,) * n
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
 from ... import _creation
 from ...autograd.grad_mode import no_grad
@@ -13,23 +12,10 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _ntuple, _pair, _reverse_repeat_tuple, _single, _triple  # noqa: F401  (torch's names)
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
            "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
-
-
-def _ntuple(n):
-    def parse(x):
-        return tuple(x) if isinstance(x, Iterable) and not isinstance(x, str) else (x,) * n
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
-
-
-def _reverse_repeat_tuple(t, n):
-    """(a, b) -> (b, b, a, a) for n = 2: F.pad's order (last dimension first) from a conv padding."""
-    return tuple(x for x in reversed(t) for _ in range(n))
 
 
 class _ConvNd(Module):

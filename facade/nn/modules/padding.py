@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import functional as F
-from .conv import _ntuple
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
