@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from .. import _creation, linalg
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import no_grad as _no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
@@ -47,13 +47,13 @@ def calculate_gain(nonlinearity, param=None):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill `tensor` with draws from U(a, b)."""
-    with no_grad():
+    with _no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill `tensor` with draws from N(mean, std^2)."""
-    with no_grad():
+    with _no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
@@ -69,7 +69,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    with no_grad():
+    with _no_grad():
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
         tensor.erfinv_()
         tensor.mul_(std * math.sqrt(2.0)).add_(mean)
@@ -79,7 +79,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fill `tensor` with `val`."""
-    with no_grad():
+    with _no_grad():
         return tensor.fill_(val)
 
 
@@ -90,7 +90,7 @@ def ones_(tensor):
 
 def zeros_(tensor):
     """Fill `tensor` with zeros."""
-    with no_grad():
+    with _no_grad():
         return tensor.zero_()
 
 
@@ -98,7 +98,7 @@ def eye_(tensor):
     """Fill a 2-D `tensor` with the identity matrix (ones on the diagonal)."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    with no_grad():
+    with _no_grad():
         tensor.copy_(_creation.eye(*tensor.shape, dtype=tensor.dtype))
     return tensor
 
@@ -119,7 +119,7 @@ def dirac_(tensor, groups=1):
     for g in range(groups):
         for d in range(min(per_group, sizes[1])):
             value[(g * per_group + d, d, *centre)] = 1
-    with no_grad():
+    with _no_grad():
         tensor.copy_(_creation.tensor(value, dtype=tensor.dtype))
     return tensor
 
@@ -188,7 +188,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    with no_grad():
+    with _no_grad():
         flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
         if rows < cols:
             flat = flat.t()
@@ -209,7 +209,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         return tensor
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    with no_grad():
+    with _no_grad():
         tensor.normal_(0, std, generator=generator)
         noise = tensor.new_empty((rows, cols), dtype=None).uniform_(generator=generator)
         rank = noise.argsort(dim=0).argsort(dim=0)  # a random permutation of the rows, per column

@@ -125,9 +125,39 @@ def affine_grid_samples(rng):
     return out
 
 
+def jit_samples(rng):
+    """A few samples per code path for the jit-vs-eager check (eager runs are slow to set up; the
+    entries above check torch's values with jit only)."""
+    u8 = rng.integers(0, 256, (1, 2, 5, 7)).astype(np.uint8)
+    return [Sample((_x(rng, 3, 5),), dict(scale_factor=2.1, mode="nearest")),
+            Sample((_x(rng, 4, 5),), dict(size=(3, 8), mode="bilinear", align_corners=True)),
+            Sample((_x(rng, 4, 5),), dict(scale_factor=1.5, mode="bicubic")),
+            Sample((_x(rng, 5, 3),), dict(size=(2, 4, 5), mode="area")),
+            Sample((_x(rng, 4, 9),), dict(size=(4, 3), mode="bicubic", antialias=True)),
+            Sample((u8,), dict(size=(3, 9), mode="bilinear"))]
+
+
+def _interpolate(mod, *args, **kwargs):
+    return mod.nn.functional.interpolate(*args, **kwargs)
+
+
+def grid_jit_samples(rng):
+    return [Sample((arr(rng, (2, 2, 4, 5)), _grid(rng, (2, 3, 4, 2))), dict(align_corners=False)),
+            Sample((arr(rng, (2, 2, 4, 5)), _grid(rng, (2, 3, 4, 2))),
+                   dict(mode="bicubic", padding_mode="reflection", align_corners=True)),
+            Sample((arr(rng, (1, 2, 3, 4, 5)), _grid(rng, (1, 2, 3, 2, 3))),
+                   dict(mode="nearest", padding_mode="border", align_corners=False))]
+
+
+def _grid_sample(mod, *args, **kwargs):
+    return mod.nn.functional.grid_sample(*args, **kwargs)
+
+
 register(
-    OpInfo("nn.functional.interpolate", interpolate_samples, rtol=1e-5, atol=1e-5),
+    OpInfo("nn.functional.interpolate", interpolate_samples, rtol=1e-5, atol=1e-5, jit=False),
+    OpInfo("interpolate[jit]", jit_samples, rtol=1e-5, atol=1e-5, call=_interpolate),
     OpInfo("nn.functional.grid_sample", grid_sample_samples, rtol=1e-5, atol=1e-5, jit=False),
+    OpInfo("grid_sample[jit]", grid_jit_samples, rtol=1e-5, atol=1e-5, call=_grid_sample),
     OpInfo("nn.functional.affine_grid", affine_grid_samples),
     OpInfo("grid_sampler", lambda rng: [
         Sample((arr(rng, (2, 2, 4, 5)), _grid(rng, (2, 3, 4, 2)), 2, 1, False)),
