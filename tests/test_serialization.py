@@ -859,3 +859,65 @@ def test_safetensors_load_model_errors(tmp_path):
     assert str(got.value) == str(ref.value)
     assert _safetensors.load_model(fm, tmp_path / "x.safetensors", strict=False) == (
         t_load_model(tm, tmp_path / "x.safetensors", strict=False))
+
+
+# ---------------------------------------------------------------------------- whole modules and optimizers
+
+def _layers(lib):
+    lib.manual_seed(0)
+    return lib.nn.Sequential(lib.nn.Conv2d(1, 4, 3), lib.nn.BatchNorm2d(4), lib.nn.ReLU(), lib.nn.Flatten(),
+                             lib.nn.Linear(4 * 6 * 6, 5), lib.nn.Dropout(0.1)).eval()
+
+
+def _close(a, b):
+    np.testing.assert_allclose(host(a), host(b), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("build,shape", [(_layers, (2, 1, 8, 8)),
+                                         (lambda lib: lib.nn.LSTM(3, 4, num_layers=2, batch_first=True), (2, 5, 3))])
+def test_whole_module_pickles_both_ways(build, shape):
+    """torch.save(model) in real torch loads here (weights_only=False) as facade's classes, found by torch's deep
+    paths, and computes the same; facade.save(model) loads in real torch as torch's classes."""
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    tm = build(torch)
+    buf = io.BytesIO()
+    torch.save(tm, buf)
+    fm = facade.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    assert type(fm).__module__ == type(tm).__module__.replace("torch", "facade", 1)
+    first = (lambda out: out[0]) if isinstance(tm, torch.nn.LSTM) else (lambda out: out)
+    with torch.no_grad(), facade.no_grad():
+        want = first(tm(torch.tensor(x)))
+        _close(want, first(fm(facade.tensor(x))))
+        out = io.BytesIO()
+        facade.save(fm, out)
+        back = torch.load(io.BytesIO(out.getvalue()), weights_only=False)
+        assert type(back) is type(tm)
+        _close(want, first(back(torch.tensor(x))))
+    assert all(type(p) is facade.nn.Parameter for p in fm.parameters())
+
+
+def test_whole_module_under_safe_globals():
+    buf = io.BytesIO()
+    torch.save(_layers(torch), buf)
+    with pytest.raises(pickle.UnpicklingError, match="torch.nn.modules.container.Sequential"):
+        facade.load(io.BytesIO(buf.getvalue()))
+    nn = facade.nn
+    allowed = [nn.Sequential, nn.Conv2d, nn.BatchNorm2d, nn.ReLU, nn.Flatten, nn.Linear, nn.Dropout]
+    with facade.serialization.safe_globals(allowed):
+        fm = facade.load(io.BytesIO(buf.getvalue()))
+    assert isinstance(fm, nn.Sequential) and isinstance(fm[0], nn.Conv2d)
+
+
+def test_whole_optimizer_round_trip():
+    model = _layers(facade)
+    opt = facade.optim.AdamW(model.parameters(), lr=1e-2)
+    model(facade.randn(2, 1, 8, 8)).sum().backward()
+    opt.step()
+    buf = io.BytesIO()
+    facade.save({"model": model, "opt": opt}, buf)
+    loaded = facade.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    m2, o2 = loaded["model"], loaded["opt"]
+    assert [id(p) for g in o2.param_groups for p in g["params"]] == [id(p) for p in m2.parameters()]
+    for a, b in zip(opt.state_dict()["state"].values(), o2.state_dict()["state"].values()):
+        for name in a:
+            _close(a[name], b[name])

@@ -307,11 +307,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         _check_sizes(input, out)
         if mode.startswith("nearest"):
             if not (floating or dtype == np.uint8):
-                raise _not_implemented("compute_indices_weights_nearest", dtype)
+                raise _not_implemented("upsample_nearest2d_channels_last" if nd == 4 else
+                                       "compute_indices_weights_nearest", dtype)
         elif antialias and dtype != np.float32 and dtype != np.float64 and dtype != np.uint8:
             raise _not_implemented("compute_index_ranges_weights", dtype)
         elif not (floating or (dtype == np.uint8 and mode in ("bilinear", "bicubic"))):
-            raise _not_implemented(f"compute_indices_weights_{'cubic' if mode == 'bicubic' else 'linear'}", dtype)
+            kernel = {"bicubic": "compute_indices_weights_cubic", "bilinear": "upsample_bilinear2d_channels_last"}
+            raise _not_implemented(kernel.get(mode, "compute_indices_weights_linear"), dtype)
 
     if dtype == np.uint8 and not mode.startswith("nearest"):
         return _uint8(input, out, scales, mode, align_corners, antialias)
