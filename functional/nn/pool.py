@@ -136,20 +136,18 @@ def _lowest(dtype):
     return np.array(-np.inf if jnp.issubdtype(dtype, jnp.inexact) else jnp.iinfo(dtype).min, dtype)
 
 
-# ------------------------------------------------------------------------------ windows as gathers
+# ------------------------------------------------------------------------------ windows as static gathers
 
-def _gather_windows(x, starts, steps, sizes):
-    """The windows of the last n dims of x as (..., *outs, K), with their validity (*outs, K) and the flat
-    input position of every element (*outs, K). Dim i's window o reads starts[i][o] + j * steps[i] for
-    j < sizes[i]; a position out of range is padding. An array `steps[i]` means adaptive windows: unit
-    steps and a per-window length."""
+def _windows(shape, starts, steps, sizes):
+    """Static description of pooling windows over spatial `shape`: the flat input position of every window
+    element (*outs, K) and whether it lies inside the input (not padding). Dim i's window o reads
+    starts[i][o] + j * steps[i] for j < sizes[i]; an array `steps[i]` means adaptive windows: unit steps
+    and a per-window length."""
     n = len(starts)
-    shape = x.shape[-n:]
     outs = tuple(len(st) for st in starts)
     strides = np.cumprod((1, *shape[::-1]))[:-1][::-1]  # row-major strides of the spatial dims
     ok = np.ones((*outs, *sizes), bool)
     flat = np.zeros((*outs, *sizes), np.int64)
-    idx = []
     for i, (st, step, size, L) in enumerate(zip(starts, steps, sizes, shape)):
         j = np.arange(size)[None, :]
         adaptive = isinstance(step, np.ndarray)
@@ -157,30 +155,37 @@ def _gather_windows(x, starts, steps, sizes):
         valid = (pos >= 0) & (pos < L) & ((j < step[:, None]) if adaptive else True)
         bshape = [1] * (2 * n)
         bshape[i], bshape[n + i] = pos.shape
-        pos = np.clip(pos, 0, L - 1).reshape(bshape)
-        idx.append(pos)
         ok = ok & valid.reshape(bshape)
-        flat = flat + pos * strides[i]
+        flat = flat + np.clip(pos, 0, L - 1).reshape(bshape) * strides[i]
     K = math.prod(sizes)
-    patches = x[(Ellipsis, *idx)].reshape(*x.shape[:-n], *outs, K)
-    return patches, ok.reshape(*outs, K), flat.reshape(*outs, K)
+    return flat.reshape(*outs, K), ok.reshape(*outs, K)
 
 
-def _window_argmax(patches, valid, flat):
-    """torch's max over each window with its index: the first maximum in scan order, the last NaN if any
-    (torch updates on `val > max || isnan(val)`). Padding never wins. Values are gathered by that index,
-    so the gradient goes exactly there."""
-    lowest = _lowest(patches.dtype)
-    m = jnp.max(jnp.where(valid, patches, lowest), axis=-1, keepdims=True)
-    hit = valid & ((patches == m) | (jnp.isnan(patches) if jnp.issubdtype(patches.dtype, jnp.inexact) else False))
-    K = patches.shape[-1]
-    first = jnp.argmax(hit, axis=-1)
-    last = K - 1 - jnp.argmax(hit[..., ::-1], axis=-1)
-    pos = jnp.where(jnp.isnan(m[..., 0]), last, first) if jnp.issubdtype(patches.dtype, jnp.inexact) else first
-    values = jnp.take_along_axis(patches, pos[..., None], axis=-1)[..., 0]
-    indices = jnp.take_along_axis(jnp.broadcast_to(jnp.asarray(flat, jnp.int64), pos.shape + (K,)),
-                                  pos[..., None], axis=-1)[..., 0]
-    return values, indices
+def _torch_max_pick(a, b):
+    """The element torch's max pooling keeps of two (value, flat index) pairs: a NaN over anything (the later
+    of two NaNs), else the larger value, the earlier of equal values. A strict total order, so a reduction
+    finds torch's pick in any order (within a window, scan order and flat index order agree)."""
+    (va, ia), (vb, ib) = a, b
+    better = (va > vb) | ((va == vb) & (ia < ib))
+    if jnp.issubdtype(va.dtype, jnp.inexact):
+        an, bn = jnp.isnan(va), jnp.isnan(vb)
+        better = jnp.where(an | bn, an & (~bn | (ia > ib)), better)
+    return jnp.where(better, va, vb), jnp.where(better, ia, ib)
+
+
+def _window_max(x, n, flat, valid):
+    """Max of x's last n dims over static windows (flat, valid from _windows) with torch's indices. Values
+    are gathered at the chosen index, so the gradient goes exactly there."""
+    lead = x.shape[:-n]
+    P = math.prod(x.shape[-n:])
+    xf = x.reshape(*lead, P)
+    lowest = _lowest(x.dtype)
+    vals = jnp.where(valid, lax.stop_gradient(xf)[..., flat], lowest)  # (*lead, *outs, K)
+    idx_dtype = jax.dtypes.canonicalize_dtype(jnp.int64)
+    idx = jnp.broadcast_to(jnp.asarray(np.where(valid, flat, P), idx_dtype), vals.shape)  # padding ranks last
+    _, best = lax.reduce((vals, idx), (lowest, np.array(P + 1, idx_dtype)), _torch_max_pick, (vals.ndim - 1,))
+    values = jnp.take_along_axis(xf, best.reshape(*lead, math.prod(flat.shape[:-1])), axis=-1).reshape(best.shape)
+    return values, best
 
 
 # ------------------------------------------------------------------------------ max pooling
@@ -199,7 +204,7 @@ def _max_pool(n, name, input, kernel_size, stride, padding, dilation, ceil_mode,
                                 ((0, 0),) * lead + tuple(zip(p, hi)), window_dilation=(1,) * lead + d)
         return out[(Ellipsis, *[slice(0, o) for o in outs])]
     starts = [np.arange(o) * si - pi for o, si, pi in zip(outs, s, p)]
-    values, indices = _window_argmax(*_gather_windows(input, starts, d, k))
+    values, indices = _window_max(input, n, *_windows(input.shape[lead:], starts, d, k))
     return (values, indices) if return_indices else values
 
 
@@ -375,7 +380,7 @@ def _adaptive_max(n, name, input, output_size, return_indices):
     wins = [_adaptive_windows(L, o) for L, o in zip(input.shape[-n:], sizes)]
     lengths = [end - start for start, end in wins]
     kmax = [int(v.max()) if v.size else 1 for v in lengths]
-    values, indices = _window_argmax(*_gather_windows(input, [w[0] for w in wins], lengths, kmax))
+    values, indices = _window_max(input, n, *_windows(input.shape[-n:], [w[0] for w in wins], lengths, kmax))
     return (values, indices) if return_indices else values
 
 

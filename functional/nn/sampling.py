@@ -394,20 +394,22 @@ def _sample(flat, sizes, taps):
 
 
 def _check_grid(input, grid, mode):
+    """torch's checks, in torch's order."""
     nd = input.ndim
-    if grid.ndim != nd or nd not in (4, 5):
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got "
-                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
     if grid.shape[-1] != nd - 2:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {nd - 2} in last dimension, but got grid with "
                            f"sizes {list(grid.shape)}")
-    if input.shape[0] != grid.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
-                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     for k in range(2, nd):
         if input.shape[k] == 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
                                f"sizes {list(input.shape)} with dimension {k} being empty")
+    want = 4 if nd == 4 else 5
+    if nd != want or grid.ndim != want:
+        raise RuntimeError(f"grid_sampler(): expected {want}D input and grid with same number of dimensions, but got "
+                           f"{sizes}")
     if mode == "bicubic" and nd != 4:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype != grid.dtype:
