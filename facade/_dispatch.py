@@ -197,7 +197,11 @@ def _scalar(v, dtype):
     if a is None:
         if len(_SCALARS) > 512:
             _SCALARS.clear()
-        a = _SCALARS[key] = jax.numpy.asarray(v, dtype)
+        try:
+            a = np.asarray(v, dtype)
+        except OverflowError:  # uint8 tensor + (-2): torch wraps the scalar around, as astype does
+            a = np.asarray(v).astype(dtype)
+        a = _SCALARS[key] = jax.device_put(a)
     return a
 
 
