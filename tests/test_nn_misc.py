@@ -225,7 +225,9 @@ def test_embedding_from_pretrained():
 
 BAGS = [({"mode": "sum"}, (np.array([0, 2, 4, 5, 1, 7], np.int64), np.array([0, 2, 2, 5], np.int64))),
         ({"mode": "mean"}, (IDX,)), ({"mode": "max"}, (np.array([0, 2, 4, 5, 1], np.int64), np.array([0, 3]))),
-        ({"mode": "sum", "include_last_offset": True}, (np.array([0, 2, 4, 5, 1], np.int64), np.array([0, 1, 4]))),
+        # the last offset closes the last bag at the end of the input: indices past it get torch's gradient from
+        # uninitialised memory (torch.empty), which no test can compare
+        ({"mode": "sum", "include_last_offset": True}, (np.array([0, 2, 4, 5, 1], np.int64), np.array([0, 1, 5]))),
         ({"mode": "mean", "padding_idx": 2}, (IDX,)), ({"mode": "sum", "max_norm": 1.0}, (IDX,))]
 
 
