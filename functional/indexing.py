@@ -22,8 +22,9 @@ import numpy as np
 
 from .shape import _dim, _expand_shape, broadcast_shapes
 
-__all__ = ["index_dim0", 
-    "getitem", "setitem", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
+__all__ = [
+    "index_dim0", "getitem", "setitem", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
+    "index_add",
     "index_copy", "index_fill", "index_put", "masked_fill", "masked_select", "masked_scatter", "take",
     "take_along_dim", "put", "nonzero", "argwhere",
 ]
