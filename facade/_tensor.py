@@ -133,7 +133,7 @@ class Tensor:
         b = self._base
         if b is None:
             a = self._np
-            return (a if _host.ACTIVE else jnp.asarray(a)) if a is not None else self._data
+            return (a if _host.ACTIVE else jax.device_put(a)) if a is not None else self._data  # a copy, no compile
         if self._bsv == b._sv and self._data is not None and b._np is None:
             return self._data
         grad = not self._detached and b.requires_grad and STATE.enabled

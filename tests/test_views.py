@@ -378,3 +378,17 @@ def test_inplace_view_ops():
     same(xt, xf)
     same(vt, vf)
     assert (st, ot) == (sf, of)
+
+
+def test_int_index_of_from_numpy_tensor_shares_memory_like_torch():
+    """x[i] of a from_numpy tensor (a TensorDataset's usual data) is a numpy view: writes go both ways."""
+    a = np.arange(12.0).reshape(4, 3)
+    x = facade.from_numpy(a)
+    row = x[-1]
+    assert row.tolist() == [9.0, 10.0, 11.0] and row.dtype == facade.float64
+    row[0] = 100.0
+    assert a[3, 0] == 100.0 and x[3, 0].item() == 100.0
+    a[3, 1] = -1.0
+    assert row[1].item() == -1.0
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        x[4]

@@ -350,6 +350,8 @@ def __getitem__(self, index):
         n = self.shape[0]  # x[i], as a Dataset does
         if not -n <= index < n:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
+        if self._np is not None and self._base is None and not self.requires_grad:  # from_numpy data, as in a
+            return Tensor._from_numpy(self._np[index])  # TensorDataset: a numpy view, shared memory, no JAX work
         return call(_GET_INT, (self, int(index) % n), None)
     if not _is_basic(norm):
         return call(_GET_ADVANCED, (self, norm), None)
