@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import _register
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -44,16 +44,12 @@ _global_optimizer_post_hooks: OrderedDict = OrderedDict()
 
 def register_optimizer_step_pre_hook(hook):
     """Register a pre hook `hook(optimizer, args, kwargs)` run before every optimizer's step()."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return _register(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """Register a post hook `hook(optimizer, args, kwargs)` run after every optimizer's step()."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    return _register(_global_optimizer_post_hooks, hook)
 
 
 def _hooked(func):
@@ -289,34 +285,23 @@ class Optimizer:
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
         """`hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)` runs before step()."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _register(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """`hook(optimizer, args, kwargs) -> None` runs after step()."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
-
-    def _register(self, hooks, hook, prepend):
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend: bool = False):
-        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend=prepend)
 
     def register_state_dict_post_hook(self, hook, prepend: bool = False):
-        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend=prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend: bool = False):
-        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend=prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend: bool = False):
-        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend=prepend)
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self) -> dict[str, Any]:

@@ -44,6 +44,19 @@ class RemovableHandle:
         self.remove()
 
 
+def _register(hooks, hook, *, prepend=False, flags=()):
+    """Put `hook` in the ordered dict `hooks` (first when `prepend`) under a fresh handle; `flags` are
+    (dict, on) pairs marking the hook in side dicts (with_kwargs, always_call) that the handle also clears."""
+    handle = RemovableHandle(hooks, extra_dict=[d for d, _ in flags] or None)
+    hooks[handle.id] = hook
+    for d, on in flags:
+        if on:
+            d[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 def unserializable_hook(f):
     """Mark `f` as a hook that need not be serialized (silences warn_if_has_hooks)."""
     f.__torch_unserializable__ = True

@@ -40,11 +40,11 @@ def _addindent(s_, numSpaces):
     return first + "\n" + "\n".join((numSpaces * " ") + line if line.strip() else "" for line in s)
 
 
-def RemovableHandle(hooks_dict, *, extra_dict=None):
+def _register(hooks, hook, **kwargs):
     # facade.utils imports utils.data, which needs the op table installed after facade.nn: import late
-    from ...utils.hooks import RemovableHandle
+    from ...utils.hooks import _register
 
-    return RemovableHandle(hooks_dict, extra_dict=extra_dict)
+    return _register(hooks, hook, **kwargs)
 
 
 def _typename(obj):
@@ -105,38 +105,29 @@ _global_forward_hooks_with_kwargs = OrderedDict()
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
-def _register_global(d, hook, **extra):
-    handle = RemovableHandle(d, extra_dict=[e for e, on in extra.values()])
-    d[handle.id] = hook
-    for e, on in extra.values():
-        if on:
-            e[handle.id] = True
-    return handle
-
-
 def register_module_buffer_registration_hook(hook):
-    return _register_global(_global_buffer_registration_hooks, hook)
+    return _register(_global_buffer_registration_hooks, hook)
 
 
 def register_module_module_registration_hook(hook):
-    return _register_global(_global_module_registration_hooks, hook)
+    return _register(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook):
-    return _register_global(_global_parameter_registration_hooks, hook)
+    return _register(_global_parameter_registration_hooks, hook)
 
 
 def register_module_forward_pre_hook(hook):
-    return _register_global(_global_forward_pre_hooks, hook)
+    return _register(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    return _register_global(_global_forward_hooks, hook, kw=(_global_forward_hooks_with_kwargs, with_kwargs),
-                            always=(_global_forward_hooks_always_called, always_call))
+    return _register(_global_forward_hooks, hook, flags=[(_global_forward_hooks_with_kwargs, with_kwargs),
+                                                          (_global_forward_hooks_always_called, always_call)])
 
 
 def register_module_full_backward_pre_hook(hook):
-    return _register_global(_global_backward_pre_hooks, hook)
+    return _register(_global_backward_pre_hooks, hook)
 
 
 def _set_global_full(full):
@@ -149,12 +140,12 @@ def _set_global_full(full):
 
 def register_module_backward_hook(hook):
     _set_global_full(False)
-    return _register_global(_global_backward_hooks, hook)
+    return _register(_global_backward_hooks, hook)
 
 
 def register_module_full_backward_hook(hook):
     _set_global_full(True)
-    return _register_global(_global_backward_hooks, hook)
+    return _register(_global_backward_hooks, hook)
 
 
 def _forward_unimplemented(self, *input):
@@ -430,20 +421,14 @@ class Module:
     # ------------------------------------------------------------------------ hooks
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) -> new grad_output or None, before the module's gradients are computed."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_backward_hook(self, hook):
         if self._is_full_backward_hook is True:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")
         self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return _register(self._backward_hooks, hook)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> new grad_input or None, once the gradients with respect
@@ -452,11 +437,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register(self._backward_hooks, hook, prepend=prepend)
 
     def _get_backward_hooks(self):
         full, non_full = [], []
@@ -476,27 +457,15 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> new args or None (with_kwargs: hook(module, args, kwargs) -> (args, kwargs)
         or None), before forward."""
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register(self._forward_pre_hooks, hook, prepend=prepend,
+                         flags=[(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> new output or None (with_kwargs: hook(module, args, kwargs, output)),
         after forward; `always_call` runs it even when forward raised."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register(self._forward_hooks, hook, prepend=prepend,
+                         flags=[(self._forward_hooks_with_kwargs, with_kwargs),
+                                (self._forward_hooks_always_called, always_call)])
 
     # ------------------------------------------------------------------------ call
     def _wrapped_call_impl(self, *args, **kwargs):
@@ -680,22 +649,16 @@ class Module:
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
                                "registered via register_state_dict_post_hook")
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _register(self._state_dict_hooks, hook)
 
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata), after state_dict(); edits in place."""
         hook._from_public_api = True
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _register(self._state_dict_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars), before state_dict()."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _register(self._state_dict_pre_hooks, hook)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
@@ -742,9 +705,7 @@ class Module:
         return destination
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook, self if with_module else None)
-        return handle
+        return _register(self._load_state_dict_pre_hooks, _WrappedHook(hook, self if with_module else None))
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -753,9 +714,7 @@ class Module:
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys), after load_state_dict; may edit the key lists in place."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _register(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
