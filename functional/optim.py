@@ -28,6 +28,19 @@ def _grad(param, grad, weight_decay, maximize):
     return g + _c(weight_decay, param) * param
 
 
+def _decay(param, grad, lr, weight_decay, maximize, decoupled):
+    """(param, gradient) after weight decay: AdamW-style shrinking of the parameter when `decoupled`,
+    else L2 added to the gradient (torch's order: maximize negates first)."""
+    if decoupled:
+        return param * _c(1 - lr * weight_decay, param), -grad if maximize else grad
+    return param, _grad(param, grad, weight_decay, maximize)
+
+
+def _moments(exp_avg, exp_avg_sq, g, beta1, beta2):
+    """Adam's running first and second moments, with torch's lerp form of the first."""
+    return exp_avg + _c(1 - beta1, g) * (g - exp_avg), exp_avg_sq * _c(beta2, g) + _c(1 - beta2, g) * g * g
+
+
 def sgd(param, grad, momentum_buffer, *, lr, momentum, dampening, weight_decay, nesterov, maximize, use_momentum):
     """torch.optim.SGD for one tensor -> (param, momentum_buffer).
 
@@ -54,13 +67,8 @@ def adam_amsgrad(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr, 
     step; optax.scale_by_amsgrad takes the maximum of the bias-corrected moments instead.
     """
     s = _f64(step)
-    if decoupled_weight_decay:
-        param = param * _c(1 - lr * weight_decay, param)
-        g = -grad if maximize else grad
-    else:
-        g = _grad(param, grad, weight_decay, maximize)
-    exp_avg = exp_avg + _c(1 - beta1, g) * (g - exp_avg)
-    exp_avg_sq = exp_avg_sq * _c(beta2, g) + _c(1 - beta2, g) * g * g
+    param, g = _decay(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
+    exp_avg, exp_avg_sq = _moments(exp_avg, exp_avg_sq, g, beta1, beta2)
     max_exp_avg_sq = jnp.maximum(max_exp_avg_sq, exp_avg_sq)
     step_size = lr / (1 - beta1 ** s)
     denom = jnp.sqrt(max_exp_avg_sq) / _c(jnp.sqrt(1 - beta2 ** s), g) + _c(eps, g)
@@ -88,17 +96,12 @@ def nadam(param, grad, exp_avg, exp_avg_sq, mu_product, step, *, lr, beta1, beta
     running product, which optax.nadam does not have.
     """
     s = _f64(step)
-    if decoupled_weight_decay:
-        param = param * _c(1 - lr * weight_decay, param)
-        g = -grad if maximize else grad
-    else:
-        g = _grad(param, grad, weight_decay, maximize)
+    param, g = _decay(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
     mu = beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay))
     mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
     mu_product = (mu_product * _c(mu, mu_product)).astype(mu_product.dtype)
     mu_product_next = _f64(mu_product) * mu_next
-    exp_avg = exp_avg + _c(1 - beta1, g) * (g - exp_avg)
-    exp_avg_sq = exp_avg_sq * _c(beta2, g) + _c(1 - beta2, g) * g * g
+    exp_avg, exp_avg_sq = _moments(exp_avg, exp_avg_sq, g, beta1, beta2)
     denom = jnp.sqrt(exp_avg_sq / _c(1 - beta2 ** s, g)) + _c(eps, g)
     param = param + _c(-lr * (1.0 - mu) / (1.0 - _f64(mu_product)), param) * (g / denom)
     param = param + _c(-lr * mu_next / (1.0 - mu_product_next), param) * (exp_avg / denom)
@@ -113,13 +116,8 @@ def radam(param, grad, exp_avg, exp_avg_sq, step, *, lr, beta1, beta2, eps, weig
     lr * m_hat; optax.scale_by_radam puts eps on the bias-corrected sqrt(v_hat) instead.
     """
     s = _f64(step)
-    if decoupled_weight_decay:
-        param = param * _c(1 - lr * weight_decay, param)
-        g = -grad if maximize else grad
-    else:
-        g = _grad(param, grad, weight_decay, maximize)
-    exp_avg = exp_avg + _c(1 - beta1, g) * (g - exp_avg)
-    exp_avg_sq = exp_avg_sq * _c(beta2, g) + _c(1 - beta2, g) * g * g
+    param, g = _decay(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
+    exp_avg, exp_avg_sq = _moments(exp_avg, exp_avg_sq, g, beta1, beta2)
     bc1, bc2 = 1 - beta1 ** s, 1 - beta2 ** s
     m_hat = exp_avg / _c(bc1, g)
     rho_inf = 2 / (1 - beta2) - 1
