@@ -18,6 +18,19 @@ def _shape(normalized_shape):
     return (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
 
 
+
+def _affine(module, shape, affine, bias, factory_kwargs):
+    """Register `weight` (and `bias` when asked) of `shape` when `affine`, else both as None, as torch does."""
+    for name, wanted in (("weight", affine), ("bias", affine and bias)):
+        module.register_parameter(name, Parameter(_creation.empty(shape, **factory_kwargs)) if wanted else None)
+
+
+def _ones_zeros(module):
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
 class LocalResponseNorm(Module):
     """Normalization over neighbouring channels; see functional.nn.local_response_norm."""
 
@@ -46,22 +59,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _ones_zeros(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -86,22 +88,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_creation.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, num_channels, affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _ones_zeros(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
