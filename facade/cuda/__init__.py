@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._device import device as _device
-from ._device import gpus
+from .._device import device as _device
+from .._device import gpus
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "get_device_name",
            "is_bf16_supported", "empty_cache", "manual_seed", "manual_seed_all"]
