@@ -7,8 +7,9 @@ _jax.config.update("jax_enable_x64", True)  # torch has int64 and float64; every
 import sys as _sys  # noqa: E402
 
 from . import (  # noqa: E402
-    _creation,  # noqa: E402
+    _creation,
     _dtype,  # noqa: E402
+    _layout,
     _random,
     _table,  # noqa: E402
     autograd,  # noqa: E402
@@ -18,6 +19,8 @@ from ._creation import (  # noqa: E402,F401
     arange,
     as_tensor,
     asarray,
+    bartlett_window,
+    blackman_window,
     empty,
     empty_like,
     empty_strided,
@@ -26,6 +29,9 @@ from ._creation import (  # noqa: E402,F401
     full,
     full_like,
     get_default_device,
+    hamming_window,
+    hann_window,
+    kaiser_window,
     linspace,
     logspace,
     ones,
@@ -86,18 +92,44 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
 
 globals().update(_dtype.ALIASES)
+globals().update({d.name: d for d in (*_dtype.ALL, *_dtype.PLACEHOLDERS)})
 globals().update(_creation.LEGACY_CPU)
-strided = "torch.strided"
-__version__ = "2.13.0"
+globals().update(_layout.LAYOUTS)  # torch.strided, torch.sparse_coo ...
+globals().update(_layout.MEMORY_FORMATS)  # torch.channels_last ...
+from . import version  # noqa: E402
+from ._layout import layout, memory_format  # noqa: E402,F401
+from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
 
-from . import cuda, hub, linalg, nn, serialization, special  # noqa: E402  (nothing in nn calls an op at import)
+__version__ = _TorchVersion(version.__version__)
+from math import e, inf, nan, pi  # noqa: E402
+
+newaxis = None
+
+from . import cuda, fft, hub, linalg, nn, serialization, special  # noqa: E402  (nothing in nn calls an op at import)
 from .serialization import load, save  # noqa: E402
+from .storage import LEGACY as _LEGACY_STORAGES, TypedStorage, UntypedStorage, is_storage  # noqa: E402,F401
+
+globals().update(_LEGACY_STORAGES)
+from . import futures, sparse  # noqa: E402
+from ._misc import *  # noqa: E402,F401,F403
+from ._sym import *  # noqa: E402,F401,F403
+from .futures import Future  # noqa: E402,F401
+from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
+
+sparse._install(Tensor)
 
 _table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special,
-                        "torch.nn.functional": nn.functional})
+                        "torch.fft": fft, "torch.nn.functional": nn.functional})
 _random.install(Tensor)
 
-from . import optim, utils  # noqa: E402,F401  (after install: utils.data uses torch.stack and friends)
+from . import optim, overrides, testing, utils  # noqa: E402,F401  (after install: utils.data uses torch.stack and friends)
+from . import profiler  # noqa: E402,F401  (torch.profiler; torch.autograd.profiler aliases it)
+
+from . import __config__, accelerator, backends, compiler, distributed, jit, mps, multiprocessing, onnx, xpu  # noqa: E402,F401,I001,E501
+from ._config import *  # noqa: E402,F401,F403  (threads, matmul precision, determinism ...)
+from . import _dynamo, distributions, library  # noqa: E402,F401,I001  (transformers imports them at the top)
+from ._ops import ops  # noqa: E402,F401,I001
+from ._checks import *  # noqa: E402,F401,F403,I001  (torch._check ...)
 
 
 def is_tensor(obj):
@@ -114,3 +146,10 @@ def is_complex(input):
 
 def numel(input):
     return input.numel()
+
+
+from . import amp, cpu  # noqa: E402,F401  (torch.amp: autocast and GradScaler)
+from .amp import GradScaler, autocast  # noqa: E402,F401
+from .amp import _state as _amp_state  # noqa: E402
+
+globals().update({n: getattr(_amp_state, n) for n in _amp_state.__all__})  # torch.is_autocast_enabled ...

@@ -201,7 +201,7 @@ def _np_dtype(npd):
     except TypeError:
         raise TypeError(f"can't convert np.ndarray of type {np.dtype(npd).type.__module__}."
                         f"{np.dtype(npd).type.__name__}. The only supported types are: float64, float32, float16, "
-                        "complex64, complex128, int64, int32, int16, int8, uint8, and bool.") from None
+                        "complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.") from None
 
 
 def _is_seq(x):
@@ -677,6 +677,30 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
         return jnp.eye(n, m, dtype=dt.np, device=jd)
 
     return _to_out(_new(make, (n, m), dt, device, requires_grad), out)
+
+
+def _made(fn, dt, device, requires_grad):
+    """A tensor of the array a functional creation function `fn()` returns (windows, fftfreq)."""
+    return _new(lambda jd: _put(np.asarray(fn()), jd), jax.eval_shape(fn).shape, dt, device, requires_grad)
+
+
+def _window(name):
+    from functional import fft
+
+    fn = getattr(fft, name)
+
+    def window(window_length, *args, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+               **params):
+        dt = _dt(dtype)
+        return _made(lambda: fn(window_length, *args, dtype=dt.np, **params), dt, device, requires_grad)
+
+    window.__name__ = window.__qualname__ = name
+    window.__doc__ = f"torch.{name}: see functional.fft.{name}.\n\n{fn.__doc__}"
+    return window
+
+
+hann_window, hamming_window, bartlett_window, blackman_window, kaiser_window = (_window(n + "_window") for n in (
+    "hann", "hamming", "bartlett", "blackman", "kaiser"))
 
 
 # ---------------------------------------------------------------------------- legacy constructors

@@ -16,6 +16,9 @@ import numpy as np
 
 from . import _dtype as D
 from . import _host
+from .amp import _policy as _amp
+from .amp._state import STATE as _AUTOCAST
+from .autograd import forward_ad as _fwd
 from .autograd import graph
 from .autograd.grad_mode import STATE
 
@@ -88,6 +91,7 @@ class Compiled:
         npos, names = op.npos, op.params
 
         def raw(*dyn):
+            D.check_kernel(op.name, dyn)  # runs when traced: torch's missing kernels for uint16, float8 ...
             it = iter(dyn)
             vals = [_rebuild(s, it) for s in skel]
             return op.fn(*vals[:npos], **dict(zip(names[npos:], vals[npos:])))
@@ -292,11 +296,13 @@ def bind(op, args, kwargs):
     return vals
 
 
-def call(op, args, kwargs):
+def call(op, args, kwargs, autocast=True):
     if op.route is not None:
         op = op.route(args, kwargs) or op
     out = kwargs.pop("out", None) if kwargs else None
     vals = bind(op, args, kwargs)
+    if _AUTOCAST.active and autocast and out is None:  # torch.autocast: the op's policy (facade.amp._policy)
+        vals = _amp.cast(op, vals, Tensor, _autocast_to)
     if op.check is not None:
         op.check(vals)
     cast = _promote(op, vals) if op.promote_idx else None
@@ -364,6 +370,8 @@ def run(comp, dyn):
         res = Tensor._from_array(outs, dev)
     if needs_grad and STATE.enabled and op.differentiable:
         graph.record(comp, dyn, arrays, res)
+    if _fwd.STATE.level is not None and op.differentiable:  # forward AD: tangents through jax.jvp
+        _fwd.propagate(comp, dyn, arrays, res)
     return res
 
 
@@ -404,9 +412,14 @@ def _cast_op():
     return _CAST[0]
 
 
+def _autocast_to(t, dtype):
+    """An autocast cast: recorded by autograd (ToCopyBackward0) like any other op."""
+    return call(_cast_op(), (t, dtype), None)
+
+
 def call_inplace(op, self, args, kwargs):
     """Tensor.X_: the out-of-place op, cast back to self's dtype and written into self."""
-    res = call(op, (self, *args), kwargs)
+    res = call(op, (self, *args), kwargs, autocast=False)  # autocast leaves in-place ops alone, as torch's does
     self._check_inplace(op, res)
     node = res._grad_fn
     if node is not None and node._saved:  # self's old value is held by the node itself; only later writes count

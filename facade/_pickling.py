@@ -359,6 +359,13 @@ def torch_path(obj):
     return mod, qual
 
 
+# torch's C extension modules whose functions are facade's functions of a public module
+# (the C names of torch.linalg.vector_norm and friends are prefixed: linalg_vector_norm)
+_C_MODULES = {"torch._C._nn": "torch.nn.functional", "torch._C._linalg": "torch.linalg",
+              "torch._C._special": "torch.special", "torch._C._fft": "torch.fft", "torch._C._VariableFunctions": "torch",
+              "torch.functional": "torch"}  # torch/functional.py: atleast_2d, einsum, meshgrid ... all on torch
+
+
 def resolve_torch(module, name):
     """facade's object for torch's `module.name`: the names above, else the same path under facade."""
     full = f"{module}.{name}"
@@ -367,6 +374,12 @@ def resolve_torch(module, name):
         return obj
     if module == "torch.tensor":  # renamed in 2021 (torch's load_module_mapping)
         module = "torch._tensor"
+    if full == "torch._C._VariableFunctionsClass":  # torch pickles torch.tanh as getattr(this, "tanh")
+        return importlib.import_module("facade")
+    if module in _C_MODULES:  # torch pickles F.gelu as torch._C._nn.gelu, atleast_2d as torch.functional.
+        module = _C_MODULES[module]
+        prefix = module.rpartition(".")[2] + "_"
+        name = name[len(prefix):] if name.startswith(prefix) and module != "torch" else name
     target = "facade" + module[len("torch"):]
     try:
         obj = importlib.import_module(target)

@@ -20,7 +20,8 @@ from ._device import device as _device
 from ._tensor import Tensor
 from ._zipformat import aligned_empty
 
-__all__ = ["save", "save_file", "load", "load_file", "safe_open", "save_model", "load_model"]
+__all__ = ["save", "save_file", "load", "load_file", "safe_open", "save_model", "load_model", "storage_ptr",
+           "storage_size"]
 
 _CODES = {"F64": D.float64, "F32": D.float32, "F16": D.float16, "BF16": D.bfloat16, "I64": D.int64, "I32": D.int32,
           "I16": D.int16, "I8": D.int8, "U8": D.uint8, "BOOL": D.bool, "C64": D.complex64}
@@ -54,6 +55,16 @@ def _check(tensors):
                 "before saving.")
         if v.dtype not in _CODE_OF:
             raise ValueError(f"safetensors: dtype {v.dtype} of `{k}` has no safetensors code")
+
+
+def storage_ptr(tensor) -> int:
+    """The address of `tensor`'s storage (what `safetensors.torch.storage_ptr` returns)."""
+    return tensor.untyped_storage().data_ptr()
+
+
+def storage_size(tensor) -> int:
+    """The size in bytes of `tensor`'s storage."""
+    return tensor.untyped_storage().nbytes()
 
 
 def _shared(tensors):

@@ -18,16 +18,14 @@ import numpy as np
 
 from . import _dispatch, _host
 from . import _dtype as D
-from ._device import CPU, META, jax_device
+from ._device import CPU, META, gpus, jax_device
 from ._device import device as _devcls
 from .autograd import graph
 from .autograd.grad_mode import STATE
 
 __all__ = ["Tensor", "Size"]
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_TYPE_NAMES = {d.name: d._c10 for d in D.ALL}  # c10's ScalarType names: torch.FloatTensor, 'Long' in errors
 
 
 class Size(tuple):
@@ -374,6 +372,8 @@ class Tensor:
     def is_mps(self):
         return False
 
+    is_xpu = is_ipu = is_mtia = is_maia = is_xla = is_vulkan = is_mkldnn = is_mps  # devices JAX does not drive here
+
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
@@ -451,7 +451,14 @@ class Tensor:
         return id(self._base if self._base is not None else self) * 16 + self.storage_offset() * self.element_size()
 
     def untyped_storage(self):
-        return _Storage(self._base if self._base is not None else self)
+        from .storage import UntypedStorage
+
+        return UntypedStorage._of(self._base if self._base is not None else self)
+
+    def storage(self):
+        from .storage import tensor_storage
+
+        return tensor_storage(self)
 
     # --------------------------------------------------------------- data / grad
     @property
@@ -659,9 +666,20 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
+        if isinstance(device, int) and not gpus():  # torch resolves an index through torch.accelerator
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         if not isinstance(device, (str, _devcls)):
             device = _devcls("cuda", device if isinstance(device, int) else None)
         return self.to(device)
+
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with XPU enabled")
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError("Torch not compiled with MTIA enabled")
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        raise RuntimeError("PyTorch is not linked with support for ipu devices")
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
@@ -766,22 +784,6 @@ class Tensor:
 
     def __class_getitem__(cls, item):
         return cls
-
-
-class _Storage:
-    """Just enough of untyped_storage() for identity checks (`a.untyped_storage().data_ptr()`)."""
-
-    def __init__(self, root):
-        self._root = root
-
-    def data_ptr(self):
-        return id(self._root) * 16
-
-    def nbytes(self):
-        return self._root.nbytes
-
-    def size(self):
-        return self._root.nbytes
 
 
 class _no_grad:

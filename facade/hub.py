@@ -15,7 +15,9 @@ import uuid
 import warnings
 import zipfile
 
-__all__ = ["get_dir", "set_dir", "download_url_to_file", "load_state_dict_from_url"]
+from tqdm import tqdm  # torch.hub re-exports it; scripts do `from torch.hub import tqdm`
+
+__all__ = ["get_dir", "set_dir", "download_url_to_file", "load_state_dict_from_url", "tqdm"]
 
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 ENV_TORCH_HOME = "TORCH_HOME"

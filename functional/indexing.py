@@ -24,7 +24,7 @@ from .shape import _dim, _expand_shape, broadcast_shapes
 
 __all__ = [
     "index_dim0", "getitem", "setitem", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
-    "index_add",
+    "index_add", "index_reduce",
     "index_copy", "index_fill", "index_put", "masked_fill", "masked_select", "masked_scatter", "take",
     "take_along_dim", "put", "nonzero", "argwhere",
 ]
@@ -395,6 +395,21 @@ def index_add(input, dim, index, source, *, alpha=1):
     base, source = _at(input), _at(source)
     _source_check("index_add_", base, d, index, source)
     return _reshape_like(input, base.at[_slots(base, d, index)].add(source * alpha))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """input with source's slices reduced into its slices at positions `index` along `dim` by `reduce`
+    ('prod', 'mean', 'amax' or 'amin'): scatter_reduce with the index spread over source's shape."""
+    d = _dim(dim, input.ndim)
+    index = _index_vector(index, "index_reduce")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    base, source = _at(input), _at(source)
+    _source_check("index_reduce_", base, d, index, source)
+    shape = [1] * source.ndim
+    shape[d] = -1
+    spread = jnp.broadcast_to(index.reshape(shape), source.shape)
+    return _reshape_like(input, scatter_reduce(base, d, spread, source, reduce, include_self=include_self))
 
 
 def index_copy(input, dim, index, source):

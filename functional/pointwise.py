@@ -38,6 +38,8 @@ __all__ = [
     "bitwise_not", "invert", "bitwise_left_shift", "bitwise_right_shift",
     # complex numbers
     "real", "imag", "conj", "angle", "polar", "complex", "view_as_real", "view_as_complex",
+    # number representation
+    "gcd", "lcm", "ldexp", "frexp", "nextafter", "signbit", "isin",
 ]
 
 # torch's names of dtypes, as its error messages spell them.
@@ -1040,3 +1042,59 @@ def view_as_complex(input):
         raise RuntimeError("Tensor must have a last dimension of size 2")
     return lax.complex(input[..., 0], input[..., 1])
 
+
+
+# ---------------------------------------------------------------------------- number representation
+
+def gcd(input, other):
+    """Greatest common divisor of integers (non-negative; gcd(0, 0) = 0)."""
+    _broadcast(input, other)
+    _refuse("gcd_cpu", input, complex=True)
+    if not _is_int(input):
+        raise _unsupported("gcd_cpu", input)
+    return jnp.gcd(input, other)
+
+
+def lcm(input, other):
+    """Least common multiple of integers (non-negative; 0 where either is 0)."""
+    _broadcast(input, other)
+    _refuse("lcm_cpu", input, complex=True)
+    if not _is_int(input):
+        raise _unsupported("lcm_cpu", input)
+    return jnp.lcm(input, other)
+
+
+def ldexp(input, other):
+    """input * 2**other (inputs arrive promoted to a floating or complex dtype)."""
+    _broadcast(input, other)
+    return input * jnp.exp2(other.real if _is_complex(other) else other)
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1); exponent int32.
+    The mantissa is input / 2**exponent, so its gradient is 2**-exponent, as torch's."""
+    if _is_int(input) or _is_complex(input):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    _, e = jnp.frexp(lax.stop_gradient(input))
+    e = e.astype(jnp.int32)
+    return input / jnp.exp2(e.astype(input.dtype)), e
+
+
+def nextafter(input, other):
+    """The next floating-point value after input in the direction of other."""
+    _broadcast(input, other)
+    _refuse("nextafter_cpu", input, int=True, complex=True)
+    return jnp.nextafter(input, other)
+
+
+def signbit(input):
+    """True where the sign bit is set (-0.0 included); integers: input < 0."""
+    if _is_complex(input):
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return input < 0 if _is_int(input) else jnp.signbit(input)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """True where an element of `elements` occurs in `test_elements` (False there if invert)."""
+    found = jnp.isin(elements, jnp.ravel(test_elements))
+    return ~found if invert else found

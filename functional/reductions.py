@@ -21,7 +21,7 @@ from .linalg import _vnorm  # the one p-norm, with torch's gradient
 __all__ = [
     "sum", "mean", "nansum", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "max", "min", "amax", "amin",
     "argmax", "argmin", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "median", "nanmedian",
-    "quantile", "nanquantile", "mode", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "diff",
+    "quantile", "nanquantile", "mode", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "diff", "gradient",
 ]
 
 _TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
@@ -604,3 +604,49 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         hi, lo = lax.slice_in_dim(x, 1, None, axis=d), lax.slice_in_dim(x, 0, -1, axis=d)
         x = hi != lo if x.dtype == jnp.bool_ else hi - lo
     return x
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Central differences of input along each of `dim` (default all dims): one tensor per dim.
+    `spacing` is one number, one number per dim, or one coordinate array per dim; the ends use
+    one-sided differences of `edge_order` 1 or 2 (coordinates: order 1)."""
+    dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    dims = tuple(d % (input.ndim or 1) for d in dims)
+    spacings = tuple(spacing) if isinstance(spacing, (list, tuple)) else (spacing,) * len(dims)
+    if len(spacings) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length "
+                           f"{len(spacings)} and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    x = input if jnp.issubdtype(input.dtype, jnp.inexact) else input.astype(jnp.float32)
+    return tuple(_gradient_1d(x, d, h, edge_order) for d, h in zip(dims, spacings))
+
+
+def _gradient_1d(x, d, h, edge_order):
+    def part(a, b):
+        return jax.lax.slice_in_dim(x, a, b, axis=d)
+
+    n = x.shape[d]
+    if jnp.ndim(h) == 1:  # coordinates: numpy's second-order-accurate interior formula
+        if edge_order != 1:
+            raise NotImplementedError("torch.gradient with coordinate spacing and edge_order=2 is not supported here")
+        h = jnp.asarray(h, x.dtype)
+        shape = [1] * x.ndim
+        shape[d] = -1
+        dx1, dx2 = (h[1:-1] - h[:-2]).reshape(shape), (h[2:] - h[1:-1]).reshape(shape)
+        inner = (-dx2 / (dx1 * (dx1 + dx2)) * part(0, n - 2) + (dx2 - dx1) / (dx1 * dx2) * part(1, n - 1)
+                 + dx1 / (dx2 * (dx1 + dx2)) * part(2, n))
+        first = (part(1, 2) - part(0, 1)) / (h[1] - h[0])
+        last = (part(n - 1, n) - part(n - 2, n - 1)) / (h[-1] - h[-2])
+        return jnp.concatenate([first, inner, last], axis=d)
+    inner = (part(2, n) - part(0, n - 2)) / (2 * h)
+    if edge_order == 1:
+        first, last = (part(1, 2) - part(0, 1)) / h, (part(n - 1, n) - part(n - 2, n - 1)) / h
+    else:
+        first = (-1.5 * part(0, 1) + 2 * part(1, 2) - 0.5 * part(2, 3)) / h
+        last = (0.5 * part(n - 3, n - 2) - 2 * part(n - 2, n - 1) + 1.5 * part(n - 1, n)) / h
+    return jnp.concatenate([first, inner, last], axis=d).astype(x.dtype)

@@ -14,7 +14,7 @@ import numpy as np
 from .shape import _dim
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
-           "bucketize", "bincount", "histc"]
+           "bucketize", "bincount", "histc", "histogram"]
 
 _CPP = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
         "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
@@ -246,3 +246,29 @@ def histc(input, bins=100, min=0, max=0):
     pos = jnp.where(pos == bins, bins - 1, pos)
     keep = (x >= lo) & (x <= hi)
     return jnp.zeros((bins,), input.dtype).at[jnp.where(keep, pos, bins)].add(1, mode="drop")
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """(hist, bin_edges) of input's elements: `bins` equal bins over `range` (default the data's min and max,
+    widened by 0.5 each side if equal), or the given increasing edges; the last bin includes its right edge.
+    `weight` weighs each element; `density` normalises to a probability density."""
+    if not jnp.issubdtype(input.dtype, jnp.floating):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_name(input.dtype)}'")
+    x = input.reshape(-1)
+    if isinstance(bins, int):
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            lo, hi = (jnp.asarray(v, input.dtype) for v in range)
+        elif x.size:
+            lo, hi = jnp.min(x), jnp.max(x)
+        else:
+            lo, hi = jnp.zeros((), input.dtype), jnp.ones((), input.dtype)
+        same = lo == hi
+        lo, hi = jnp.where(same, lo - 0.5, lo), jnp.where(same, hi + 0.5, hi)
+        edges = jnp.linspace(lo, hi, bins + 1).astype(input.dtype)
+    else:
+        edges = jnp.asarray(bins, input.dtype)
+    w = None if weight is None else weight.reshape(-1)
+    hist, _ = jnp.histogram(x, bins=edges, weights=w, density=density)
+    return hist.astype(input.dtype), edges

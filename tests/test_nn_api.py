@@ -20,9 +20,6 @@ MISSING = {
         "FractionalMaxPool3d": "random pooling regions; not requested",
         "LinearCrossEntropyLoss": "new in torch 2.13, not requested",
         "LinearCrossEntropyOptions": "new in torch 2.13, not requested",
-        "DataParallel": "multi-device data parallelism is torch.distributed's issue",
-        "parallel": "multi-device data parallelism is torch.distributed's issue",
-        "attention": "torch.nn.attention backends (flex attention, sdpa_kernel) not requested",
         "common_types": "typing aliases only",
         "factory_kwargs": "internal helper",
         "grad": "torch.nn.grad (conv weight/input gradients by hand) not requested",
@@ -48,6 +45,15 @@ MISSING = {
         "memory_format": "memory formats (channels_last) are not modelled",
         "skip_init": "not requested", "stateless": "superseded by torch.func.functional_call",
         "init": "torch.nn.utils.init (skip_init's helper)",
+    },
+    "nn.attention": {
+        "SDPAParams": "parameters of torch's C++ SDPA kernel-selection probes",
+        "activate_flash_attention_impl": "registry of FlashAttention-3/4 CUDA kernels",
+        "current_flash_attention_impl": "registry of FlashAttention-3/4 CUDA kernels",
+        "list_flash_attention_impls": "registry of FlashAttention-3/4 CUDA kernels",
+        "register_flash_attention_impl": "registry of FlashAttention-3/4 CUDA kernels",
+        "restore_flash_attention_impl": "registry of FlashAttention-3/4 CUDA kernels",
+        "warn": "warnings.warn imported into torch.nn.attention, not an API",
     },
     "optim": {
         "Adafactor": "not requested by the optim issue", "Muon": "not requested by the optim issue",
@@ -83,7 +89,8 @@ _TYPING = {"Any", "Callable", "Optional", "Union", "Literal", "ParamSpec", "Type
 EXTRA = {"optim": {"from_optax"}}  # facade's own additions
 
 
-@pytest.mark.parametrize("path", ["nn", "nn.functional", "nn.init", "nn.utils", "optim", "optim.lr_scheduler"])
+@pytest.mark.parametrize("path", ["nn", "nn.functional", "nn.init", "nn.utils", "optim", "optim.lr_scheduler",
+                                  "nn.attention"])
 def test_namespace_matches_torch(path):
     theirs, ours = _resolve(torch, path), _resolve(facade, path)
     missing = {n for n in _public(theirs) if not hasattr(ours, n)}

@@ -219,8 +219,8 @@ def test_torch_mmap_load_computes_our_offsets(tmp_path, monkeypatch):
 
     facade.save(state(facade), tmp_path / "m.pt")
     monkeypatch.setenv("TORCH_SERIALIZATION_DEBUG", "1")  # torch asserts each computed offset against the zip
-    monkeypatch.setattr(config.load, "calculate_storage_offsets", True)
-    same_tree(state(torch), torch.load(tmp_path / "m.pt", mmap=True))
+    with config.patch({"load.calculate_storage_offsets": True}):  # monkeypatch's undo deletes torch's option
+        same_tree(state(torch), torch.load(tmp_path / "m.pt", mmap=True))
 
 
 def test_containers_numbers_strings_and_torch_objects():
@@ -894,6 +894,41 @@ def test_whole_module_pickles_both_ways(build, shape):
         assert type(back) is type(tm)
         _close(want, first(back(torch.tensor(x))))
     assert all(type(p) is facade.nn.Parameter for p in fm.parameters())
+
+
+_FUNCTION_ATTRS = {"act": "nn.functional.relu", "tanh": "tanh", "gelu": "nn.functional.gelu",
+                   "softmax": "nn.functional.softmax", "sigmoid": "sigmoid", "norm": "linalg.vector_norm",
+                   "atleast": "atleast_2d"}
+
+
+def _lookup(lib, path):
+    for part in path.split("."):
+        lib = getattr(lib, part)
+    return lib
+
+
+def _with_functions(lib):
+    lib.manual_seed(0)
+    m = lib.nn.Linear(3, 2)
+    for attr, path in _FUNCTION_ATTRS.items():
+        setattr(m, attr, _lookup(lib, path))
+    return m
+
+
+def test_whole_module_with_function_attributes_pickles_both_ways():
+    """A module holding torch functions (self.act = F.relu) pickles them by torch's names, both ways."""
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    buf = io.BytesIO()
+    torch.save(_with_functions(torch), buf)
+    fm = facade.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    out = io.BytesIO()
+    facade.save(_with_functions(facade), out)
+    tm = torch.load(io.BytesIO(out.getvalue()), weights_only=False)
+    for attr, path in _FUNCTION_ATTRS.items():
+        assert getattr(fm, attr) is _lookup(facade, path), attr
+        assert getattr(tm, attr) is _lookup(torch, path), attr
+    with torch.no_grad(), facade.no_grad():
+        _close(tm.act(tm(torch.tensor(x))), fm.act(fm(facade.tensor(x))))
 
 
 def test_whole_module_under_safe_globals():

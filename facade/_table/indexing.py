@@ -93,14 +93,20 @@ def _check_index_select(vals):
     _bounds(index, _dim_size(self, dim), lambda v: IndexError("index out of range in self"))
 
 
-def _check_index_add(vals):
+def _check_index_add(vals, fn="index_add_"):
     self, dim, index, source = vals[0], vals[1], vals[2], vals[3]
-    _long_index("index_add_", index, True, msg=f"index_add_(): Expected dtype int32/int64 for index but got: "
-                f"{_name(index)}")
+    _long_index(fn, index, True, msg=f"{fn}(): Expected dtype int32/int64 for index but got: {_name(index)}")
     if source.dtype is not self.dtype:
-        raise RuntimeError(f"index_add_(): self ({_name(self)}) and source ({_name(source)}) must have the same "
+        raise RuntimeError(f"{fn}(): self ({_name(self)}) and source ({_name(source)}) must have the same "
                            "scalar type")
-    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)))
+    oob = _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)) if fn == "index_add_" else (
+        lambda v: IndexError("index out of range in self"))
+    _bounds(index, _dim_size(self, dim), oob)
+
+
+def _check_index_reduce(vals):
+    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=4)
+    _check_index_add(vals, "index_reduce_")
 
 
 def _check_index_copy(vals):
@@ -177,7 +183,8 @@ def _seq_as_tuple(index):
     """torch's legacy rule: a short list holding tensors, sequences, slices, None or ... is a tuple of indices."""
     if len(index) >= 32:
         return False
-    return any(isinstance(x, (Tensor, list, tuple, np.ndarray, slice)) or x is None or x is Ellipsis for x in index)
+    return any(isinstance(x, (Tensor, list, tuple, range, np.ndarray, slice)) or x is None or x is Ellipsis
+               for x in index)
 
 
 def _as_int(v):
@@ -210,6 +217,8 @@ def _item(it):
         return slice(_as_int(it.start), _as_int(it.stop), _as_int(it.step))
     if isinstance(it, (list, tuple, np.ndarray)):
         return _to_tensor(it)
+    if isinstance(it, range):  # torch reads a range as the sequence of its ints
+        return _to_tensor(list(it))
     if isinstance(it, numbers.Integral) or hasattr(it, "__index__"):
         return operator.index(it)
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
@@ -416,6 +425,8 @@ OPS = [
        check=lambda v: _check_scatter(v, "scatter_reduce")),
     Op("index_add", F.index_add, arrays=("input", "index", "source", "alpha"), promote=("input",),
        scalars=("alpha",), saves=(), inplace=True, check=_check_index_add),
+    Op("index_reduce", F.index_reduce, arrays=("input", "index", "source"), saves=(), inplace=True,
+       check=_check_index_reduce),
     Op("index_copy", F.index_copy, arrays=("input", "index", "source"), saves=(), inplace=True,
        check=_check_index_copy),
     Op("index_fill", F.index_fill, arrays=("input", "index", "value"), promote=("input",), scalars=("value",),

@@ -228,3 +228,50 @@ FUNCTIONS = {
     "ctc_loss": _loss(_CTC, "log_probs targets input_lengths target_lengths blank reduction zero_infinity",
                       _ctc_before),
 }
+
+
+# ---------------------------------------------------------------------------- torch.<loss>: the ATen signatures
+
+_REDUCTIONS = ("none", "mean", "sum")  # ATen's Reduction enum
+
+
+def _aten(name, params):
+    """torch.`name`: F.`name` called with ATen's positional order `params` ("p=default" for optional ones), whose
+    `reduction` is an int (0 none, 1 mean, 2 sum; torch's Python binding defaults it to 0, not ATen's 1).
+    kl_div's 'mean' here is ATen's, without F's warning."""
+    names, defaults = [], {}
+    for p in params.split():
+        n, eq, d = p.partition("=")
+        names.append(n)
+        if eq:
+            defaults[n] = eval(d)  # noqa: S307  (literals written above)
+
+    def fn(*args, **kwargs):
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes {len(names)} positional arguments but {len(args)} were given")
+        a = {**defaults, **dict(zip(names, args)), **kwargs}
+        missing = [n for n in names if n not in a]
+        if missing:
+            raise TypeError(f"{name}() missing required argument '{missing[0]}'")
+        r = a["reduction"]
+        if not isinstance(r, int) or not 0 <= r <= 2:
+            raise TypeError(f"{name}(): argument 'reduction' must be int (0, 1 or 2), not {r!r}")
+        a["reduction"] = _REDUCTIONS[r]
+        if name == "kl_div":
+            return call(_KL, (a["input"], a["target"], a["reduction"], a["log_target"]), None)
+        return FUNCTIONS[name](**a)
+
+    fn.__name__ = name
+    return fn
+
+
+FUNCTIONS.update({"torch." + n: _aten(n, p) for n, p in {
+    "binary_cross_entropy_with_logits": "input target weight=None pos_weight=None reduction=0",
+    "cosine_embedding_loss": "input1 input2 target margin=0.0 reduction=0",
+    "ctc_loss": "log_probs targets input_lengths target_lengths blank=0 reduction=0 zero_infinity=False",
+    "hinge_embedding_loss": "input target margin=1.0 reduction=0",
+    "kl_div": "input target reduction=0 log_target=False",
+    "margin_ranking_loss": "input1 input2 target margin=0.0 reduction=0",
+    "poisson_nll_loss": "input target log_input full eps reduction",
+    "triplet_margin_loss": "anchor positive negative margin=1.0 p=2.0 eps=1e-06 swap=False reduction=0",
+}.items()})

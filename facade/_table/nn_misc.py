@@ -239,3 +239,97 @@ FUNCTIONS = {
     "embedding": embedding, "torch.embedding_renorm_": embedding_renorm_, "embedding_bag": embedding_bag,
     "one_hot": one_hot, "normalize": normalize,
 }
+
+
+# ---------------------------------------------------------------------------- torch.<nn op>: the ATen signatures
+
+def _nn():
+    import facade
+
+    return facade, facade.nn.functional
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return _nn()[1].batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    return _nn()[1].instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(layer_norm(input), mean, 1 / sqrt(var + eps)), the statistics over the normalized dims kept as size 1."""
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    with no_grad():
+        mean = input.mean(dims, keepdim=True)
+        rstd = (input.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
+    return _nn()[1].layer_norm(input, tuple(normalized_shape), weight, bias, eps), mean, rstd
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(group_norm(input), mean (N, group), 1 / sqrt(var + eps) (N, group))."""
+    with no_grad():
+        g = input.reshape(N, group, -1)
+        mean, rstd = g.mean(-1), (g.var(-1, unbiased=False) + eps).rsqrt()
+    return _nn()[1].group_norm(input, group, weight, bias, eps), mean, rstd
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(batch_norm(input), batch mean, 1 / sqrt(batch var + eps)) in training; empty statistics otherwise."""
+    torch, nnf = _nn()
+    out = nnf.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        return out, input.new_empty(0), input.new_empty(0)
+    dims = (0, *range(2, input.ndim))
+    with no_grad():
+        mean, invstd = input.mean(dims), (input.var(dims, unbiased=False) + eps).rsqrt()
+    return out, mean, invstd
+
+
+def native_dropout(input, p, train):
+    """(dropout(input), the boolean keep mask); train=False gives (a copy of input, all True)."""
+    torch, _ = _nn()
+    if train is False or p == 0:
+        return input.clone(), torch.ones(input.shape, dtype=D.bool, device=input.device)
+    if p == 1:
+        return input * 0, torch.zeros(input.shape, dtype=D.bool, device=input.device)
+    mask = torch.rand(input.shape, device=input.device) >= p  # kept with probability 1 - p
+    return input * mask / (1 - p), mask
+
+
+def native_channel_shuffle(input, groups):
+    return _nn()[1].channel_shuffle(input, groups)
+
+
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")
+_PADDING = ("zeros", "border", "reflection")
+
+
+def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """torch.grid_sampler_2d/3d: grid_sample with ATen's int modes (0 bilinear, 1 nearest, 2 bicubic;
+    padding 0 zeros, 1 border, 2 reflection)."""
+    return _nn()[1].grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode],
+                                align_corners)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """The N-d (transposed) convolution that weight's rank gives (conv1d/2d/3d, conv_transpose1d/2d/3d)."""
+    nnf = _nn()[1]
+    n = weight.ndim - 2
+    if transposed:
+        return getattr(nnf, f"conv_transpose{n}d")(input, weight, bias, tuple(stride), tuple(padding),
+                                                   tuple(output_padding), groups, tuple(dilation))
+    return getattr(nnf, f"conv{n}d")(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-d convolution over time-batch-channel input (T, B, Cin) with weight (k, Cin, Cout): (T', B, Cout)."""
+    out = _nn()[1].conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+FUNCTIONS.update({"torch." + f.__name__: f for f in (
+    batch_norm, instance_norm, native_layer_norm, native_group_norm, native_batch_norm, native_dropout,
+    native_channel_shuffle, convolution, conv_tbc)})
+FUNCTIONS.update({"torch.grid_sampler_2d": _grid_sampler, "torch.grid_sampler_3d": _grid_sampler,
+                  "torch.grid_sampler": _grid_sampler})

@@ -268,6 +268,14 @@ OPS = [
     Op("complex", F.complex, arrays=("real", "imag"), method=False, saves=()),
     Op("view_as_real", F.view_as_real, method=False, saves=()),
     Op("view_as_complex", F.view_as_complex, method=False, saves=()),
+    # ---------------------------------------------------------------- number representation
+    _binary("gcd", F.gcd, differentiable=False),
+    _binary("lcm", F.lcm, differentiable=False),
+    _binary("ldexp", F.ldexp, to_float=True),
+    Op("frexp", F.frexp, promote="all", out=("frexp", ("mantissa", "exponent"))),
+    _binary("nextafter", F.nextafter, differentiable=False),
+    Op("signbit", F.signbit, differentiable=False),
+    Op("isin", F.isin, arrays=("elements", "test_elements"), promote="all", method=False, differentiable=False),
     # ---------------------------------------------------------------- torch.special
     _special("expit", _sigmoid, saves="result"),
     _special("logit", _logit),

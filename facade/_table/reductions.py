@@ -102,4 +102,5 @@ OPS = [
     Op("cummin", F.cummin, out=("cummin", _VI)),
     Op("logcumsumexp", F.logcumsumexp),
     Op("diff", F.diff, arrays=("input", "prepend", "append"), promote="all", saves=(), grad_name="SubBackward0"),
+    Op("gradient", F.gradient, arrays=("input", "spacing"), method=False),
 ]

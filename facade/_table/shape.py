@@ -414,11 +414,114 @@ def _inplace_view(name):
     return method
 
 
+def _directional_split(name, dim, min_dim):
+    """torch.hsplit/vsplit/dsplit: tensor_split along one dim, an int must divide it evenly."""
+    def fn(input, indices_or_sections):
+        if input.ndim < min_dim:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
+                               f"with {input.ndim} dimensions!")
+        d = 0 if name == "hsplit" and input.ndim == 1 else dim
+        if isinstance(indices_or_sections, int):
+            n = input.shape[d]
+            if indices_or_sections == 0 or n % indices_or_sections:
+                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                                   f"dimension {n} is not divisible by the split_size {indices_or_sections}!")
+        return input.tensor_split(indices_or_sections, d)
+
+    fn.__name__ = name
+    return fn
+
+
+def _slice(input, dim=0, start=None, end=None, step=1):
+    """input[..., start:end:step] along `dim`, a view (torch.ops.aten.slice)."""
+    return input[(slice(None),) * _w(dim, input.ndim) + (slice(start, end, step),)]
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return input.split(list(split_sizes), dim)
+
+
+def _unsafe(view):
+    """unsafe_split/unsafe_chunk: the pieces as copies (torch skips their view tracking)."""
+    def fn(input, *args, **kwargs):
+        return tuple(p.clone() for p in view(input, *args, **kwargs))
+
+    fn.__name__ = "unsafe_" + view.__name__
+    return fn
+
+
+def _copy_of(view, name):
+    """torch.X_copy: the view X as a new contiguous tensor (functionalization's out-of-place views)."""
+    def fn(input, *args, **kwargs):
+        out = view(input, *args, **kwargs)
+        return tuple(o.clone() for o in out) if isinstance(out, (tuple, list)) else out.clone()
+
+    fn.__name__ = name + "_copy"
+    return fn
+
+
+def _scatter_into(view, name):
+    """torch.X_scatter(input, src, ...): a copy of input with its view X(...) replaced by src (same shape)."""
+    def fn(input, src, *args, **kwargs):
+        out = input.clone()
+        part = view(out, *args, **kwargs)
+        if tuple(part.shape) != tuple(src.shape):
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                               f"{list(src.shape)}, slice size = {list(part.shape)}")
+        part.copy_(src)
+        return out
+
+    fn.__name__ = name + "_scatter"
+    return fn
+
+
+def _view_fn(name):
+    return lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs)
+
+
+def _detach(input):
+    return input.detach()
+
+
+def _alias(input):
+    return input.view(input.shape)
+
+
+def _split_int(input, split_size, dim=0):
+    if not isinstance(split_size, int):
+        raise TypeError(f"split_copy(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return input.split(split_size, dim)
+
+
+_VIEW_FUNCTIONS = {"slice": _slice, "split": _split_int, "view": _view_fn("reshape"), "split_with_sizes": split_with_sizes, "detach": _detach, "alias": _alias,
+                   "as_strided": as_strided, **{n: _view_fn(n) for n in (
+                       "diagonal", "expand", "narrow", "permute", "select", "squeeze", "t", "transpose", "unbind",
+                       "unfold", "unsqueeze")}}
+_VIEW_FUNCTIONS["view_as_real"] = lambda input: _torch().view_as_real(input)
+_VIEW_FUNCTIONS["view_as_complex"] = lambda input: _torch().view_as_complex(input)
+
+
+def _torch():
+    import facade
+
+    return facade
+
+
 FUNCTIONS = {
+    **{n + "_copy": _copy_of(f, n) for n, f in _VIEW_FUNCTIONS.items()},
+    **{n + "_scatter": _scatter_into(_VIEW_FUNCTIONS[n], n) for n in ("slice", "select", "diagonal", "as_strided")},
+    "hsplit": _directional_split("hsplit", 1, 1), "vsplit": _directional_split("vsplit", 0, 2),
+    "dsplit": _directional_split("dsplit", 2, 3), "split_with_sizes": split_with_sizes,
+    "unsafe_split": _unsafe(_view_fn("split")), "unsafe_chunk": _unsafe(_view_fn("chunk")),
+    "unsafe_split_with_sizes": _unsafe(split_with_sizes),
     "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes, "meshgrid": meshgrid,
     "atleast_1d": _atleast(1), "atleast_2d": _atleast(2), "atleast_3d": _atleast(3), "as_strided": as_strided,
 }
 METHODS = {
+    **{n: FUNCTIONS[n] for n in ("hsplit", "vsplit", "dsplit", "split_with_sizes", "unsafe_split", "unsafe_chunk",
+                                 "unsafe_split_with_sizes", "slice_scatter", "select_scatter", "diagonal_scatter",
+                                 "as_strided_scatter", "narrow_copy")},
     "contiguous": contiguous, "view_as": view_as, "reshape_as": reshape_as, "expand_as": expand_as,
     "as_strided": as_strided,
     **{n + "_": _inplace_view(n) for n in ("t", "transpose", "swapaxes", "swapdims", "squeeze", "unsqueeze")},

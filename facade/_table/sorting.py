@@ -19,4 +19,6 @@ OPS = [
     Op("searchsorted", F.searchsorted, arrays=("sorted_sequence", "input", "sorter"), method=False),
     Op("bucketize", F.bucketize, arrays=("input", "boundaries"), method=False),
     Op("histc", F.histc, differentiable=False),
+    Op("histogram", F.histogram, arrays=("input", "weight"), out=("histogram", ("hist", "bin_edges")),
+       differentiable=False),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import graph
+from . import forward_ad, graph, profiler
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -12,10 +12,12 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .gradcheck import gradcheck, gradgradcheck  # the functions shadow the module, as in torch
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad",
            "inference_mode", "set_grad_enabled", "is_grad_enabled", "set_detect_anomaly", "detect_anomaly",
-           "is_anomaly_enabled", "is_inference_mode_enabled", "graph"]
+           "is_anomaly_enabled", "is_inference_mode_enabled", "graph", "forward_ad", "gradcheck", "gradgradcheck",
+           "profiler"]
 
 
 def _tensors(x):

@@ -12,7 +12,8 @@ import numpy as np
 
 from .grad_mode import STATE
 
-__all__ = ["Node", "AccumulateGrad", "record", "run_backward"]
+__all__ = ["Node", "AccumulateGrad", "record", "run_backward", "saved_tensors_hooks", "save_on_cpu",
+           "disable_saved_tensors_hooks"]
 
 _seq = itertools.count()
 Tensor = None  # set by facade._tensor
@@ -69,7 +70,7 @@ class Node:
         if create_graph:
             return _apply_differentiably(self, grads)
         cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
-        return self._comp.vjp(self._mask, self._outmask)(self._arrays, cts)
+        return self._comp.vjp(self._mask, self._outmask)(_arrays_of(self), cts)
 
     def _check_saved(self):
         for t, version in self._saved:
@@ -146,6 +147,8 @@ def record(comp, dyn, arrays, res):
             if m:
                 o.requires_grad, o._grad_fn, o._output_nr = True, node, nr
                 nr += 1
+    if _saved_hooks:
+        node._arrays = _Packed(dyn, arrays, _saved_hooks[-1])
     if op.saves == "inputs":
         node._saved = tuple([(t, t._vc if t._base is None else t._version) for t in dyn if isinstance(t, Tensor)])
     elif op.saves == "result":
@@ -182,7 +185,7 @@ def _apply_differentiably(node, grads):
         bcomp = comp.bwd_ops[key] = _dispatch.Compiled.from_raw(bop, vjp_fn)
     ins = []
     it = iter(node._edges)
-    for a, m in zip(node._arrays, node._mask):
+    for a, m in zip(_arrays_of(node), node._mask):
         if m:
             fn, nr = next(it)
             ins.append(Tensor._with_edge(a, fn, nr))
@@ -225,6 +228,23 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, acc
     With `inputs` (a list of (node, nr) edges), return the gradients reaching them; with
     `accumulate`, leaves' `.grad` receive theirs.
     """
+    _engine_inputs.append(inputs is not None)  # what reentrant checkpointing asks (is_checkpoint_valid)
+    try:
+        return _run_backward(roots, root_grads, retain_graph, create_graph, inputs, accumulate)
+    finally:
+        _engine_inputs.pop()
+
+
+_engine_inputs = []
+
+
+def is_checkpoint_valid():
+    """False inside a backward that was given `inputs` (autograd.grad, backward(inputs=)): reentrant
+    checkpointing, which accumulates into leaves itself, cannot serve it."""
+    return not _engine_inputs or not _engine_inputs[-1]
+
+
+def _run_backward(roots, root_grads, retain_graph, create_graph, inputs, accumulate):
     deps = {}
     stack = list(dict.fromkeys(n for n, _ in roots))  # a node may be the root of several outputs
     seen = set(stack)
@@ -354,7 +374,7 @@ class _Fused:
             node._check_saved()
         leaves = list(sinks)
         existing = [n.variable._grad._arr() if accumulate and n.variable._grad is not None else None for n in leaves]
-        out, captured = fn([n._arrays for n in order], list(root_grads), existing)
+        out, captured = fn([_arrays_of(n) for n in order], list(root_grads), existing)
         if not retain_graph:
             for node in order:
                 node._release()
@@ -453,3 +473,86 @@ def _check_nan(node, outs):
                 if node._trace:
                     msg += "\nTraceback of forward call that caused the error:\n" + node._trace
                 raise RuntimeError(msg)
+
+
+# ---------------------------------------------------------------------------- saved tensors hooks
+# A node saves the arrays its VJP needs: every input array of the op (facade's VJPs are JAX's, which
+# may read any input). Under saved_tensors_hooks each input Tensor is packed when the node is recorded
+# and unpacked when its backward runs; the VJP uses what unpack returns.
+
+_saved_hooks = []  # stack of (pack_hook, unpack_hook)
+
+
+class _Packed:
+    """A node's saved arrays with its input Tensors packed: unpacking gives the arrays back."""
+
+    __slots__ = ("items", "unpack")
+
+    def __init__(self, dyn, arrays, hooks):
+        pack, self.unpack = hooks
+        self.items = [(True, pack(Tensor._from_array(a, t._device))) if isinstance(t, Tensor) else (False, a)
+                      for t, a in zip(dyn, arrays)]
+
+    def arrays(self):
+        out = []
+        for packed, v in self.items:
+            if packed:
+                v = self.unpack(v)
+                if not isinstance(v, Tensor):
+                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                                    f"type {type(v).__name__}")
+                v = v._arr()
+            out.append(v)
+        return out
+
+
+def _arrays_of(node):
+    a = node._arrays
+    return a.arrays() if type(a) is _Packed else a
+
+
+class saved_tensors_hooks:
+    """Context manager: `pack_hook(tensor)` runs for every tensor a node saves when it is recorded, and
+    `unpack_hook(packed)` when backward needs it; its result (a Tensor) is what backward uses."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled:
+            raise RuntimeError(_hooks_disabled[-1])
+        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device when backward needs them."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.device, t.cpu()
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager in which entering saved_tensors_hooks raises RuntimeError(error_message)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _hooks_disabled.append(self.error_message)
+
+    def __exit__(self, *exc):
+        _hooks_disabled.pop()
+
+
+_hooks_disabled = []

@@ -1,5 +1,6 @@
 """torch.nn: modules, parameters, init, functional and utils, in torch's module tree."""
 
-from . import functional, init, modules, parameter, utils  # noqa: F401
+from . import attention, functional, init, modules, parallel, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
+from .parallel import DataParallel  # noqa: F401  (raises when constructed: the distributed issue's)
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401

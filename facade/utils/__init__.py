@@ -1,5 +1,5 @@
 """torch.utils: `data` (datasets, samplers, DataLoader) and `hooks` (RemovableHandle)."""
 
-from . import data, hooks
+from . import _pytree, checkpoint, data, hooks  # noqa: F401  (torch.utils._pytree: reachable after `import torch`)
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]

@@ -9,6 +9,7 @@ are the facade's, done when the values are concrete; here under jit they cannot 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -462,24 +463,80 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ext = jnp.broadcast_to(ext, (n_batch, n_ext))
     prev2 = jnp.concatenate([jnp.full((n_batch, 2), -1, ext.dtype), ext[:, :-2]], axis=1)
     skip = (ext != blank) & (ext != prev2)  # may come from s - 2
+    nll = _ctc_nll(lp, ext, skip, in_len, tg_len, zero_infinity)
+    return _ctc_reduce(nll, tg_len, reduction, zero_infinity, batched)
+
+
+def _ctc_alphas(lp, ext, skip, in_len, tg_len):
+    """Forward variables log alpha_t(s) (T, N, 2S+1) and the per-sample loss -log p(target | input)."""
+    n_time, n_batch, _ = lp.shape
+    pos = jnp.arange(ext.shape[1])
     ninf = jnp.array(-jnp.inf, lp.dtype)
-
-    def emit(t):
-        return jnp.take_along_axis(lp[t], ext, axis=1)  # (N, 2S+1)
-
-    alpha0 = jnp.where(pos <= jnp.minimum(1, 2 * tg_len[:, None]), emit(0), ninf)
+    emit = jnp.take_along_axis(lp, jnp.broadcast_to(ext, (n_time, *ext.shape)), axis=2)  # (T, N, 2S+1)
+    alpha0 = jnp.where(pos <= jnp.minimum(1, 2 * tg_len[:, None]), emit[0], ninf)
 
     def step(alpha, t):
         a1 = jnp.concatenate([jnp.full((n_batch, 1), ninf), alpha[:, :-1]], axis=1)
         a2 = jnp.concatenate([jnp.full((n_batch, 2), ninf), alpha[:, :-2]], axis=1)
-        new = _logsumexp3(alpha, a1, jnp.where(skip, a2, ninf)) + emit(t)
-        return jnp.where((t < in_len)[:, None], new, alpha), None
+        new = _logsumexp3(alpha, a1, jnp.where(skip, a2, ninf)) + emit[t]
+        new = jnp.where((t < in_len)[:, None], new, alpha)
+        return new, new
 
-    alpha, _ = jax.lax.scan(step, alpha0, jnp.arange(1, n_time))
+    alpha, rest = jax.lax.scan(step, alpha0, jnp.arange(1, n_time))
     last = jnp.take_along_axis(alpha, 2 * tg_len[:, None], 1)[:, 0]
     before = jnp.take_along_axis(alpha, jnp.maximum(2 * tg_len - 1, 0)[:, None], 1)[:, 0]
     before = jnp.where(tg_len > 0, before, ninf)
-    return _ctc_reduce(-_logsumexp3(last, before, ninf), tg_len, reduction, zero_infinity, batched)
+    return jnp.concatenate([alpha0[None], rest]), emit, -_logsumexp3(last, before, ninf)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(5,))
+def _ctc_nll(lp, ext, skip, in_len, tg_len, zero_infinity):
+    """-log p(target | input) per sample, with torch's gradient (see _ctc_nll_bwd)."""
+    return _ctc_alphas(lp, ext, skip, in_len, tg_len)[2]
+
+
+def _ctc_nll_fwd(lp, ext, skip, in_len, tg_len, zero_infinity):
+    alphas, emit, nll = _ctc_alphas(lp, ext, skip, in_len, tg_len)
+    return nll, (lp, ext, skip, in_len, tg_len, alphas, emit, nll)
+
+
+def _ctc_nll_bwd(zero_infinity, res, g):
+    """torch's CTC gradient with respect to log_probs: (exp(log_probs) - posterior of each class) * g
+    (Graves et al. 2006, eq. 16), zero at t >= input_length (and for infinite losses under zero_infinity).
+    It is the gradient with respect to the logits of a log_softmax that fed log_probs, not the true one
+    with respect to log_probs themselves, which lacks the exp(log_probs) term; torch returns this one."""
+    lp, ext, skip, in_len, tg_len, alphas, emit, nll = res
+    n_time, n_batch, n_class = lp.shape
+    n_ext = ext.shape[1]
+    pos = jnp.arange(n_ext)
+    ninf = jnp.array(-jnp.inf, lp.dtype)
+    skip_next = jnp.concatenate([skip[:, 2:], jnp.zeros((n_batch, 2), bool)], axis=1)  # s may go on to s + 2
+    ends = (pos == 2 * tg_len[:, None]) | ((pos == 2 * tg_len[:, None] - 1) & (tg_len[:, None] > 0))
+
+    def step(beta, t):
+        b1 = jnp.concatenate([beta[:, 1:], jnp.full((n_batch, 1), ninf)], axis=1)
+        b2 = jnp.concatenate([beta[:, 2:], jnp.full((n_batch, 2), ninf)], axis=1)
+        new = _logsumexp3(beta, b1, jnp.where(skip_next, b2, ninf)) + emit[t]
+        last = (t == in_len - 1)[:, None]
+        new = jnp.where(last, jnp.where(ends, emit[t], ninf), jnp.where((t < in_len)[:, None], new, ninf))
+        return new, new
+
+    _, betas = jax.lax.scan(step, jnp.full((n_batch, n_ext), ninf), jnp.arange(n_time), reverse=True)
+    lcab = alphas + betas  # both hold the emission at (t, s): log(p(paths through (t, s)) * y_t(s))
+    m = jnp.max(lcab, axis=2, keepdims=True)
+    m = jnp.where(jnp.isfinite(m), m, 0)
+    onehot = jax.nn.one_hot(ext, n_class, dtype=lp.dtype)  # (N, 2S+1, C)
+    per_class = jnp.einsum("tns,nsc->tnc", jnp.exp(lcab - m), onehot)
+    log_post = jnp.log(per_class) + m + nll[None, :, None]  # minus lp below: the log posterior of each class
+    grad = (jnp.exp(lp) - jnp.exp(log_post - lp)) * g[None, :, None]
+    keep = jnp.arange(n_time)[:, None] < in_len[None, :]
+    if zero_infinity:
+        keep = keep & ~jnp.isinf(nll)[None, :]
+    grad = jnp.where(keep[:, :, None], grad, 0)
+    return grad, None, None, None, None
+
+
+_ctc_nll.defvjp(_ctc_nll_fwd, _ctc_nll_bwd)
 
 
 def _ctc_reduce(loss, tg_len, reduction, zero_infinity, batched):

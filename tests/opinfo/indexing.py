@@ -343,3 +343,23 @@ register(
     OpInfo("argwhere", lambda rng: [S(arr(rng, (3, 4), I64, -1, 1)), S(np.array(1.0, np.float32)),
                                     S(np.zeros((2, 0), np.float32))]),
 )
+
+
+def index_reduce_samples(rng):
+    a, idx = arr(rng, (4, 5)), np.array([0, 2, 0])
+    out = [S(a, 0, idx, arr(rng, (3, 5)), r, include_self=s) for r in ("prod", "mean", "amax", "amin")
+           for s in (True, False)]
+    return out + [
+        S(a, 1, np.array([4, 4]), arr(rng, (4, 2)), "mean"), S(arr(rng, (5,), np.int64), 0, np.array([1, 1, 3]),
+                                                                arr(rng, (3,), np.int64), "mean", include_self=False),
+        S(a, 0, idx, arr(rng, (3, 5)), "sum"), S(a, 0, np.array([0, 9, 1]), arr(rng, (3, 5)), "prod"),
+        S(a, 0, idx.astype(np.float32), arr(rng, (3, 5)), "prod"), S(a, 0, idx, arr(rng, (3, 5), np.float64), "amax"),
+        S(a, 0, idx.astype(np.int32), arr(rng, (3, 5)), "amin"), S(a, 0, idx, arr(rng, (2, 5)), "prod"),
+    ]
+
+
+register(
+    OpInfo("index_reduce", index_reduce_samples),
+    OpInfo("Tensor.index_reduce_", lambda rng: [S(arr(rng, (4, 5)), 0, np.array([1, 1]), arr(rng, (2, 5)), "amax")],
+           call=clone_then("index_reduce_")),
+)

@@ -469,3 +469,59 @@ register(
     OpInfo("__iand__", fixed((A(3, 2, dtype=I64), 6), (A(True, False, dtype=B), A(True, True, dtype=B))),
            call=_iop(_iand)),
 )
+
+
+# ---------------------------------------------------------------------------- number representation, torch.X_
+
+
+def _torch_inplace(name):
+    """torch.<name>_(x, ...) on a copy of x."""
+    return lambda mod, x, *args, **kwargs: getattr(mod, name + "_")(x.clone(), *args, **kwargs)
+
+
+register(
+    OpInfo("gcd", binary(dtypes=(I64, I32), scalars=(), mixed=((I32, I64), (U8, I8)), low=-20, high=20), grad=False),
+    OpInfo("lcm", binary(dtypes=(I64, I32), scalars=(), mixed=((I32, I64),), low=-20, high=20), grad=False),
+    OpInfo("gcd", fixed((A(1.5), A(2.0)), (A(True), A(False))), grad=False),  # refused for floats and bools
+    OpInfo("ldexp", binary(dtypes=(F32, F64), scalars=(), low=-4, high=4,
+                           mixed=((I64, I64), (F32, I64), (I64, F32), (F32, F64)))),
+    OpInfo("frexp", unary(dtypes=(F32, F64), low=-100, high=100)),
+    OpInfo("frexp", fixed((A(0.0, -0.0, 1.0, -8.0, 0.25),), (A(1, 2, dtype=I64),))),
+    OpInfo("nextafter", binary(dtypes=(F32, F64), scalars=(), mixed=((F32, F64),)), grad=False),
+    OpInfo("nextafter", fixed((A(1, 2, dtype=I64), A(3, 4, dtype=I64))), grad=False),
+    OpInfo("signbit", unary(dtypes=(F32, F64, I64, B))),
+    OpInfo("signbit", fixed((A(0.0, -0.0, -np.inf, np.nan, -np.nan),), (A(1 + 1j, dtype=C64),))),
+    OpInfo("isin", fixed((A(1, 2, 3, 4, dtype=I64), A(2, 4, dtype=I64)), (A(1.0, 2.0, 3.0), A(2, 3, dtype=I64)),
+                         ((A(1, 2, 3, dtype=I64), A(2, 9, dtype=I64)), dict(invert=True)),
+                         (np.arange(6).reshape(2, 3), np.array([[0, 5], [7, 3]])), (A(1, 2, dtype=I64), 2),
+                         ((A(3, 1, 2, dtype=I64), A(1, 2, dtype=I64)), dict(assume_unique=True))), grad=False),
+    *(OpInfo("Tensor." + n + "_", fixed((A(12, -18, 0, dtype=I64), A(8, 12, 5, dtype=I64))), call=_inplace(n),
+             grad=False) for n in ("gcd", "lcm")),
+    OpInfo("Tensor.ldexp_", fixed((A(1.0, -2.0), A(3, 1, dtype=I64)), (A(1.5, 2.0), A(2.0, -1.0))),
+           call=_inplace("ldexp")),
+    OpInfo("Tensor.nextafter_", fixed((A(1.0, -2.0), A(3.0, -5.0))), call=_inplace("nextafter"), grad=False),
+    # torch.X_: the table's in-place rows as torch-level functions
+    *(OpInfo(n + "_", fixed((A(0.5, 2.0, -0.3),), (A(0.25, 0.75, dtype=F64),)), call=_torch_inplace(n))
+      for n in ("abs", "exp", "sqrt", "sin", "tanh", "sigmoid", "ceil", "floor", "round", "trunc", "frac", "neg",
+                "reciprocal", "rsqrt", "log1p", "erf", "exp2", "expm1", "deg2rad", "square", "logit", "sinc",
+                "arccos", "cos", "fix", "nan_to_num", "negative")),
+    OpInfo("clamp_", fixed(((A(0.5, 2.0, -1.0),), dict(min=0.0, max=1.0)), ((A(1, 5, dtype=I64),), dict(min=2))),
+           call=_torch_inplace("clamp")),
+    OpInfo("clip_", fixed(((A(0.5, 2.0, -1.0),), dict(max=1.0)),), call=_torch_inplace("clip")),
+    OpInfo("clamp_min_", fixed((A(0.5, 2.0, -1.0), 0.7)), call=_torch_inplace("clamp_min")),
+    OpInfo("xlogy_", fixed((A(0.5, 0.0, 2.0), A(2.0, 3.0, 0.5)), (A(1.0, 2.0), 3.0)), call=_torch_inplace("xlogy")),
+    OpInfo("gcd_", fixed((A(12, -18, dtype=I64), A(8, 12, dtype=I64))), call=_torch_inplace("gcd"), grad=False),
+    OpInfo("ldexp_", fixed((A(1.0, -2.0), A(3, 1, dtype=I64))), call=_torch_inplace("ldexp")),
+    OpInfo("fill_", fixed((A(0.5, 2.0), 3.0), (A(1, 2, dtype=I64), 7)), call=_torch_inplace("fill")),
+    OpInfo("fill", fixed((A(0.5, 2.0), 3.0), (A(1, 2, dtype=I64), 7))),
+    OpInfo("zero_", fixed((A(0.5, 2.0),), (A(1, 2, dtype=I64),)), call=_torch_inplace("zero")),
+    OpInfo("rsub", fixed((A(0.5, 2.0), A(3.0, 4.0)), (A(0.5, 2.0), 3.0), ((A(1.0, 2.0), A(3.0, 4.0)), dict(alpha=2)),
+                         (A(1, 2, dtype=I64), 5))),
+    OpInfo("conj_physical", fixed((A(1 + 2j, 3 - 1j, dtype=C64),), (A(1.0, 2.0),))),
+    OpInfo("Tensor.conj_physical_", fixed((A(1 + 2j, 3 - 1j, dtype=C64),), (A(1.0, 2.0),)),
+           call=_inplace("conj_physical")),
+    OpInfo("adjoint", fixed((np.arange(6.0, dtype=F32).reshape(2, 3),),
+                            ((np.arange(8) + 1j * np.arange(8)).astype(C64).reshape(2, 2, 2),))),
+    OpInfo("resolve_conj", fixed((A(1 + 2j, dtype=C64),), (A(1.0, 2.0),))),
+    OpInfo("resolve_neg", fixed((A(1.0, 2.0),))),
+)

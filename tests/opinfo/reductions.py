@@ -274,3 +274,25 @@ register(
                                  Sample((np.array([1.0, -np.inf, 2.0], np.float32), 0)))),
     OpInfo("diff", diff_samples),
 )
+
+
+def _gradient_samples(rng):
+    a, v = _x(rng, (4, 5)), _x(rng, (6,))
+    return [Sample((v,)), Sample((a,)), Sample((a,), {"spacing": 2.0}), Sample((a,), {"dim": 1}),
+            Sample((a,), {"spacing": [1.0, 0.5]}), Sample((a,), {"dim": -1, "edge_order": 2}),
+            Sample((v,), {"spacing": 3, "edge_order": 2}), Sample((np.arange(5, dtype=np.int64),)),
+            Sample((v,), {"spacing": (np.array([0.0, 1.0, 3.0, 4.0, 7.0, 8.0], np.float32),)}),
+            Sample((_x(rng, (1, 3)),)), Sample((a,), {"edge_order": 3}), Sample((a,), {"spacing": [1.0]}),
+            Sample((_x(rng, (2, 3), np.float64),), {"dim": (0, 1), "edge_order": 1})]
+
+
+def _dist_samples(rng):
+    return [Sample((_x(rng), _x(rng))), Sample((_x(rng), _x(rng, (4,))), {"p": 1}), Sample((_x(rng), _x(rng), 3)),
+            Sample((_x(rng), _x(rng), float("inf"))), Sample((_x(rng, (3,), np.float64), _x(rng, (3,), np.float64), 0))]
+
+
+register(
+    OpInfo("gradient", _gradient_samples),
+    OpInfo("dist", _dist_samples),
+    OpInfo("Tensor.dist", _dist_samples),
+)

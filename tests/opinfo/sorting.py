@@ -229,3 +229,17 @@ register(
     OpInfo("histc", histc_samples, grad=False),
     OpInfo("Tensor.histc", first(histc_samples, 2), grad=False),
 )
+
+
+def _histogram_samples(rng):
+    x = rng.uniform(-2, 2, (30,)).astype(np.float32)
+    return [
+        Sample((x, 5)), Sample((x.reshape(5, 6), 4), {"range": (-1.0, 1.0)}),
+        Sample((x, np.array([-2.0, -0.5, 0.0, 2.0], np.float32))),
+        Sample((x, 3), {"weight": rng.uniform(0, 1, (30,)).astype(np.float32), "density": True}),
+        Sample((x.astype(np.float64), 6), {"density": True}), Sample((np.ones(4, np.float32), 2)),
+        Sample((np.arange(4, dtype=np.int64), 2)),
+    ]
+
+
+register(OpInfo("histogram", _histogram_samples, grad=False), OpInfo("Tensor.histogram", _histogram_samples, grad=False))
