@@ -131,6 +131,7 @@ def _make_vjp(raw, mask, outmask):
         grads = jax.vjp(f, *diff)[1](cts)
         return tuple(g.conj() if np.iscomplexobj(g) else g for g in grads)
 
+    bwd.__name__ = f"{raw.__name__}_backward"  # names its program in facade.compiler.metrics()
     return bwd
 
 

@@ -22,6 +22,9 @@ import math
 
 import numpy as np
 
+from functional.reductions import _axes as _dims_of  # the functional's own reading of dim= arguments
+from functional.shape import _dim
+
 ACTIVE = False  # set once, in a worker process, by enter()
 
 _ABSTRACT = {}  # (Compiled, argument signature) -> result avals of the functional function
@@ -55,10 +58,46 @@ def _unsupported(what):
 
 # ---------------------------------------------------------------------------- ops
 
-def _axes(dim):
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        return None
-    return tuple(dim) if isinstance(dim, (tuple, list)) else dim
+# Each rule below gives torch's values, NaN, +-inf and signed zeros included, where numpy's
+# function of the same name differs (tests/test_ops.py::test_op_host holds every rule to torch).
+
+def _axes(input, dim, empty_is_all=True):
+    return _dims_of(dim, input.ndim, empty_is_all)
+
+
+def _on_dims(f):
+    """f for an input with dims; a 0-dim input (whose dim may be 0 or -1) is its own result."""
+    def on_dims(input, *args, **kwargs):
+        return input if input.ndim == 0 else f(input, *args, **kwargs)
+
+    return on_dims
+
+
+def _sign(input):
+    if input.dtype == np.bool_:
+        return input
+    return np.where(input != input, 0, np.sign(input))  # torch CPU: sign(nan) is 0
+
+
+def _at_least(input, low):  # torch's clamp: a NaN bound gives NaN, and x is kept where x == low (-0.0 stays)
+    return np.where((input < low) | (low != low), low, input)
+
+
+def _at_most(input, high):
+    return np.where((input > high) | (high != high), high, input)
+
+
+def _remainder(input, other):
+    r = np.fmod(input, other)  # torch: a zero keeps the sign of fmod's (the dividend's), not the divisor's
+    return np.where((r != 0) & ((r < 0) != (other < 0)), r + other, r)
+
+
+def _pow(input, exponent):
+    if not np.issubdtype(np.result_type(input, exponent), np.integer):
+        return np.power(input, exponent)
+    neg = exponent < 0  # integer powers: a negative exponent gives 0 unless the base is 1 or -1
+    pos = np.power(input, np.where(neg, 0, exponent))
+    return np.where(neg, np.where(input == 1, 1, np.where(input == -1, np.where(exponent % 2 == 0, 1, -1), 0)), pos)
 
 
 def _div(input, other, *, rounding_mode=None):
@@ -73,15 +112,15 @@ def _div(input, other, *, rounding_mode=None):
 
 def _clamp(input, min=None, max=None):
     if min is not None:
-        input = np.maximum(input, min)
+        input = _at_least(input, min)
     if max is not None:
-        input = np.minimum(input, max)
+        input = _at_most(input, max)
     return input
 
 
-def _reduce(f):
+def _reduce(f, empty_is_all=True):
     def reduce(input, dim=None, keepdim=False, *, dtype=None):
-        return f(input, axis=_axes(dim), keepdims=keepdim)
+        return f(input, axis=_axes(input, dim, empty_is_all), keepdims=keepdim)
 
     return reduce
 
@@ -106,8 +145,10 @@ def _arg(f):
 
 def _moments(f):
     def moments(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        if isinstance(dim, bool):  # torch's std(input, unbiased) overload
+            dim, unbiased = None, dim
         ddof = correction if correction is not None else (0 if unbiased is False else 1)
-        return f(input, axis=_axes(dim), ddof=ddof, keepdims=keepdim)
+        return f(input, axis=_axes(input, dim), ddof=ddof, keepdims=keepdim)
 
     return moments
 
@@ -119,16 +160,76 @@ def _narrow(input, dim, start, length):
     return input[(slice(None),) * dim + (slice(start, start + length),)]
 
 
+def _cumsum(input, dim, *, dtype=None):
+    return np.cumsum(input.reshape(-1) if input.ndim == 0 else input, axis=_dim(dim, input.ndim)).reshape(input.shape)
+
+
 def _gather(input, dim, index, *, sparse_grad=False):
-    dim %= max(input.ndim, 1)
+    if input.ndim == 0:  # the index may only hold 0s
+        return np.broadcast_to(input, index.shape)
+    dim %= input.ndim
     cut = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
     return np.take_along_axis(input[cut], index, axis=dim)
 
 
+def _is_int(it):
+    return (isinstance(it, (int, np.integer)) and not isinstance(it, (bool, np.bool_))) or (
+        isinstance(it, np.ndarray) and it.ndim == 0 and it.dtype.kind in "iu")
+
+
+def _torch_index(ndim, indices):
+    """`indices` as (basic, advanced) index tuples applied one after the other, as torch does: ints select
+    first and index arrays then index what is left (numpy would count ints among the index arrays)."""
+    idx = indices if isinstance(indices, tuple) else (indices,)
+    arrays = [isinstance(it, np.ndarray) and not _is_int(it) for it in idx]
+    if not any(arrays) or not any(map(_is_int, idx)):
+        return indices, None
+    basic = tuple(slice(None) if a else int(it) if _is_int(it) else it for it, a in zip(idx, arrays))
+    used = sum(it is not None and it is not Ellipsis and not isinstance(it, bool) for it in idx)
+    advanced = []
+    for it, a in zip(idx, arrays):
+        if it is Ellipsis:
+            advanced += [slice(None)] * (ndim - used)
+        elif not _is_int(it):
+            advanced.append(it if a else slice(None))
+    return basic, tuple(advanced)
+
+
+def _getitem(input, indices):
+    basic, advanced = _torch_index(input.ndim, indices)
+    out = input[basic]
+    return out if advanced is None else out[advanced]
+
+
 def _setitem(input, indices, values):
     out = input.copy()
-    out[indices] = values
+    basic, advanced = _torch_index(input.ndim, indices)
+    if advanced is None:
+        out[basic] = values
+    else:
+        out[basic][advanced] = values  # basic indexing gives a view of out
     return out
+
+
+def _index_select(input, dim, index):
+    if input.ndim == 0:  # the index holds one 0
+        return input
+    return np.take(input, index.reshape(-1), axis=dim)
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pad(input, pad, mode="constant", value=None):
+    """F.pad: (left, right) pairs from the last dim backwards; negative widths crop."""
+    widths = [(0, 0)] * (input.ndim - len(pad) // 2) + [(int(pad[i]), int(pad[i + 1])) for i in
+                                                         range(len(pad) - 2, -1, -2)]
+    input = input[tuple(slice(max(-a, 0), n - max(-b, 0)) for (a, b), n in zip(widths, input.shape))]
+    widths = [(max(a, 0), max(b, 0)) for a, b in widths]
+    if not any(a or b for a, b in widths):
+        return input
+    kwargs = {"constant_values": 0 if value is None else value} if mode == "constant" else {}
+    return np.pad(input, widths, _PAD_MODES[mode], **kwargs)
 
 
 def _index_put(input, indices, values, accumulate=False):
@@ -157,11 +258,23 @@ def _cat(tensors, dim=0, *, axis=None):
     return np.concatenate(kept, axis=dim if axis is None else axis)
 
 
-def _split_like(input, dim, avals):
-    """Pieces of `input` along `dim` with the sizes the functional function gave its outputs."""
-    dim %= input.ndim
+def _pieces(name, args, kwargs, avals):
+    """split/chunk/tensor_split: pieces of `input` along `dim`, as sized by the functional function, or
+    for tensor_split at positions (Python slice rules: pieces may overlap nothing or be empty)."""
+    input, dim = args[0], _dim(args[2], args[0].ndim)
+    sections = next((s for s in (kwargs.get("indices"), kwargs.get("sections")) if s is not None), args[1])
+    if name == "tensor_split" and (isinstance(sections, (list, tuple)) or np.ndim(sections) == 1):
+        bounds = [None, *(int(i) for i in sections), None]
+        return tuple(input[(slice(None),) * dim + (slice(a, b),)] for a, b in zip(bounds, bounds[1:]))
     edges = np.cumsum([a.shape[dim] for a in avals])[:-1]
     return tuple(np.split(input, edges, axis=dim))
+
+
+def _reshaped(input, aval):
+    """view/reshape/expand ...: `input` with the functional's result shape (view(dtype): its bytes as aval's dtype)."""
+    if input.dtype != aval.dtype:
+        input = np.ascontiguousarray(input).view(aval.dtype)
+    return np.reshape(input, aval.shape)
 
 
 _SPLITS = {"split", "chunk", "tensor_split"}  # (input, sections, dim): pieces as sized by the functional
@@ -180,13 +293,13 @@ _NUMPY = {
     "mul": lambda input, other: input * other,
     "div": _div,
     "floor_divide": lambda input, other: np.floor_divide(input, other),
-    "remainder": lambda input, other: np.remainder(input, other),
+    "remainder": _remainder,
     "fmod": lambda input, other: np.fmod(input, other),
-    "pow": lambda input, exponent: np.power(input, exponent),
+    "pow": _pow,
     "neg": lambda input: np.negative(input),
     "positive": lambda input: input,
     "abs": lambda input: np.abs(input),
-    "sign": lambda input: np.sign(input),
+    "sign": _sign,
     "reciprocal": lambda input: np.reciprocal(input),
     "square": lambda input: np.square(input),
     "exp": np.exp, "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
@@ -197,8 +310,8 @@ _NUMPY = {
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "frac": lambda input: input - np.trunc(input),
     "round": lambda input, *, decimals=0: np.round(input, decimals),
     "clamp": _clamp,
-    "clamp_min": lambda input, min: np.maximum(input, min),
-    "clamp_max": lambda input, max: np.minimum(input, max),
+    "clamp_min": lambda input, min: _at_least(input, min),
+    "clamp_max": lambda input, max: _at_most(input, max),
     "maximum": lambda input, other: np.maximum(input, other),
     "minimum": lambda input, other: np.minimum(input, other),
     "matmul": lambda input, other: np.matmul(input, other),
@@ -224,23 +337,22 @@ _NUMPY = {
     "invert": lambda input: np.invert(input),
     # reductions
     "sum": _reduce(np.sum), "mean": _reduce(np.mean), "prod": _reduce(np.prod),
-    "amax": lambda input, dim=(), keepdim=False: np.amax(input, axis=_axes(dim), keepdims=keepdim),
-    "amin": lambda input, dim=(), keepdim=False: np.amin(input, axis=_axes(dim), keepdims=keepdim),
+    "amax": lambda input, dim=(), keepdim=False: np.amax(input, axis=_axes(input, dim), keepdims=keepdim),
+    "amin": lambda input, dim=(), keepdim=False: np.amin(input, axis=_axes(input, dim), keepdims=keepdim),
     "max": _extremum(np.max, np.argmax), "min": _extremum(np.min, np.argmin),
     "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
-    "all": lambda input, dim=None, keepdim=False: np.all(input, axis=_axes(dim), keepdims=keepdim),
-    "any": lambda input, dim=None, keepdim=False: np.any(input, axis=_axes(dim), keepdims=keepdim),
+    "all": _reduce(np.all, empty_is_all=False), "any": _reduce(np.any, empty_is_all=False),
     "std": _moments(np.std), "var": _moments(np.var),
-    "cumsum": lambda input, dim, *, dtype=None: np.cumsum(input, axis=dim),
+    "cumsum": _cumsum,
     # shapes, views and joins
-    "transpose": lambda input, dim0, dim1: np.swapaxes(input, dim0, dim1),
+    "transpose": _on_dims(lambda input, dim0, dim1: np.swapaxes(input, dim0, dim1)),
     "t": lambda input: input.T,
-    "permute": lambda input, dims: np.transpose(input, [d % max(input.ndim, 1) for d in dims]),
-    "movedim": lambda input, source, destination: np.moveaxis(input, source, destination),
+    "permute": _on_dims(lambda input, dims: np.transpose(input, [d % input.ndim for d in dims])),
+    "movedim": _on_dims(lambda input, source, destination: np.moveaxis(input, source, destination)),
     "select": lambda input, dim, index: np.take(input, index, axis=dim),
     "narrow": _narrow,
     "unbind": lambda input, dim=0: tuple(np.moveaxis(input, dim, 0)),
-    "flip": lambda input, dims: np.flip(input, axis=tuple(dims)),
+    "flip": _on_dims(lambda input, dims: np.flip(input, axis=tuple(dims))),
     "roll": lambda input, shifts, dims=None: np.roll(input, shifts, axis=dims),
     "repeat": lambda input, repeats: np.tile(input, repeats),
     "tile": lambda input, dims: np.tile(input, dims),
@@ -251,14 +363,17 @@ _NUMPY = {
     "hstack": lambda tensors: np.hstack(tensors),
     "vstack": lambda tensors: np.vstack(tensors),
     # indexing
-    "getitem": lambda input, indices: input[indices],
+    "getitem": _getitem,
     "index_dim0": lambda input, index: input[int(index)],
     "setitem": _setitem,
     "index_put": _index_put,
-    "index_select": lambda input, dim, index: np.take(input, index.reshape(-1), axis=dim),
+    "index_select": _index_select,
     "gather": _gather,
     "masked_fill": lambda input, mask, value: np.where(mask, value, input),
     "nonzero": _nonzero,
+    # what torchvision-style transforms and targets use
+    "pad": _pad,
+    "one_hot": lambda tensor, num_classes: (tensor[..., None] == np.arange(num_classes)).astype(np.int64),
 }
 _INTERNAL = {"astype", "invert", "getitem", "index_dim0", "setitem", "copy", "fill", "put_flat", "_where_method"}
 SUPPORTED = [
@@ -268,6 +383,12 @@ SUPPORTED = [
     "random (rand, randn, randint, randperm, normal, bernoulli, *_like, uniform_, normal_, random_, bernoulli_, "
     "exponential_)",
 ]
+
+
+def has_rule(op):
+    """Whether host mode computes this op-table row (with numpy), rather than refusing it."""
+    name = op.fn.__name__
+    return name in _NUMPY or name in _SHAPED or name in _SPLITS
 
 
 def _np_scalar(a, dtype):
@@ -304,9 +425,9 @@ def run(comp, skel, dyn):
 
     op = comp.op
     name = op.fn.__name__
-    impl = _NUMPY.get(name)
-    if impl is None and name not in _SHAPED and name not in _SPLITS:
+    if not has_rule(op):
         raise _unsupported(f"torch.{op.name}")
+    impl = _NUMPY.get(name)
     arrays = [np.asarray(t._arr()) if isinstance(t, Tensor) else t for t in dyn]
     avals = _abstract(comp, arrays) if op.jit else None
     it = iter(arrays)
@@ -314,9 +435,9 @@ def run(comp, skel, dyn):
     args, kwargs = vals[:op.npos], dict(zip(op.params[op.npos:], vals[op.npos:]))
     if name in _SHAPED:
         out = np.broadcast_to(args[0], avals.shape) if name in ("expand", "broadcast_to") else \
-            np.reshape(args[0], avals.shape)
+            _reshaped(args[0], avals)
     elif name in _SPLITS:
-        out = _split_like(args[0], args[2], avals)
+        out = _pieces(name, args, kwargs, avals)
     else:
         with np.errstate(all="ignore"):  # torch gives inf/nan silently
             out = impl(*args, **kwargs)

@@ -25,6 +25,7 @@ from . import _dtype as D
 from ._creation import _SMALL
 from ._device import CPU, META, jax_device
 from ._device import device as _device
+from ._layout import LAYOUTS, layout
 from ._tensor import Size, Tensor, _contiguous_strides
 
 __all__ = ["StorageType", "TypedStorage"]
@@ -272,7 +273,11 @@ def _unsupported(kind):
 
 
 def _get_layout(name):
-    return name  # facade's only layout, torch.strided, is the string "torch.strided"
+    """How torch pickles a layout: `_get_layout("torch.strided")`."""
+    obj = LAYOUTS.get(name.removeprefix("torch.")) if isinstance(name, str) else None
+    if obj is None:
+        raise pickle.UnpicklingError(f"torch.load: unknown layout {name!r}")
+    return obj
 
 
 REBUILD = {f.__name__: f for f in (
@@ -306,10 +311,11 @@ def _base_names():
     from . import _creation
 
     names = {"torch._utils." + k: f for k, f in REBUILD.items()}
+    names["torch.storage.UntypedStorage"] = STORAGE_TYPES["UntypedStorage"]  # first: the name torch writes
     names.update({f"torch.{n}": s for n, s in STORAGE_TYPES.items()})
-    names["torch.storage.UntypedStorage"] = names["torch.storage.TypedStorage"] = STORAGE_TYPES["UntypedStorage"]
+    names["torch.storage.TypedStorage"] = STORAGE_TYPES["UntypedStorage"]
     names.update({f"torch.{d.name}": d for d in D.ALL})
-    names.update({f"torch.{n}": MissingDtype(n) for n in _TORCH_ONLY_DTYPES})
+    names.update({f"torch.{n}": MissingDtype(n) for n in _TORCH_ONLY_DTYPES if f"torch.{n}" not in names})
     names.update({f"torch.{n}": c for n, c in _creation.LEGACY_CPU.items()})
     names.update({f"torch.cuda.{n}": c for n, c in _creation.LEGACY_CUDA.items()})
     names.update({"torch.Size": Size, "torch.Tensor": Tensor, "torch._tensor.Tensor": Tensor, "torch.device": _device,
@@ -362,7 +368,8 @@ def torch_path(obj):
 # torch's C extension modules whose functions are facade's functions of a public module
 # (the C names of torch.linalg.vector_norm and friends are prefixed: linalg_vector_norm)
 _C_MODULES = {"torch._C._nn": "torch.nn.functional", "torch._C._linalg": "torch.linalg",
-              "torch._C._special": "torch.special", "torch._C._fft": "torch.fft", "torch._C._VariableFunctions": "torch",
+              "torch._C._special": "torch.special", "torch._C._fft": "torch.fft",
+              "torch._C._VariableFunctions": "torch",
               "torch.functional": "torch"}  # torch/functional.py: atleast_2d, einsum, meshgrid ... all on torch
 
 
@@ -407,7 +414,9 @@ class StorageRef:
         self.key, self.root, self.dtype = key, root, root.dtype
         loc = root.device
         location = "cpu" if loc.type == "cpu" else f"{loc.type}:{loc.index or 0}"
-        self.pid = ["storage", _STORAGE_OF[self.dtype], key, location, root.numel()]
+        typed = _STORAGE_OF.get(self.dtype)  # dtypes without a legacy class (uint16, float8 ...): bytes, as torch
+        self.pid = ["storage", typed or STORAGE_TYPES["UntypedStorage"], key, location,
+                    root.numel() * (1 if typed else self.dtype.itemsize)]
 
     def array(self):
         a = self.root._host()
@@ -439,6 +448,8 @@ class Pickler(pickle._Pickler):
         t = type(obj)
         if t is D.dtype or t is StorageType:
             return obj.name  # saved as a global: torch.float32, torch.FloatStorage
+        if t is layout:
+            return (_get_layout, (repr(obj),))
         if t is _device:
             return (_device, (obj.type,) if obj.index is None else (obj.type, obj.index))
         return NotImplemented
@@ -458,9 +469,12 @@ class Pickler(pickle._Pickler):
         else:
             offset, stride = t.storage_offset(), t.stride()
         args = (self._ref(root), offset, tuple(t.shape), tuple(stride), t.requires_grad, OrderedDict())
+        rebuild = _rebuild_tensor_v2
+        if t.dtype not in _STORAGE_OF:  # an untyped storage: the dtype travels with the tensor
+            rebuild, args = _rebuild_tensor_v3, (*args, t.dtype)
         if type(t) is Tensor and not t.__dict__:
-            return (_rebuild_tensor_v2, args)
-        return (_rebuild_from_type_v2, (_rebuild_tensor_v2, type(t), args, dict(t.__dict__)))
+            return (rebuild, args)
+        return (_rebuild_from_type_v2, (rebuild, type(t), args, dict(t.__dict__)))
 
     def save_global(self, obj, name=None):
         path = torch_path(obj)

@@ -3,6 +3,7 @@ dtype, shape, device and values; other results by type name and value; errors by
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
 
@@ -19,6 +20,33 @@ def host(x):
     if isinstance(x, torch.Tensor):
         return x.float().numpy() if x.dtype == torch.bfloat16 else x.numpy()
     return np.asarray(x._arr()).astype(np.float32) if x.dtype == facade.bfloat16 else np.array(x.numpy())
+
+
+@contextlib.contextmanager
+def host_mode():
+    """Run facade as in a DataLoader worker: tensors made inside are numpy-backed, ops use facade._host's rules."""
+    from facade import _host
+
+    before, _host.ACTIVE = _host.ACTIVE, True
+    try:
+        yield
+    finally:
+        _host.ACTIVE = before
+
+
+def assert_zero_signs(t, f, what="result"):
+    """Where torch's float result is a zero, facade's has the same sign (assert_allclose takes -0.0 == 0.0)."""
+    if isinstance(t, (tuple, list)):
+        for i, (a, b) in enumerate(zip(t, f)):
+            assert_zero_signs(a, b, f"{what}[{i}]")
+        return
+    if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point or t.device.type == "meta":
+        return
+    a, b = host(t), host(f)
+    zero = a == 0
+    bad = np.flatnonzero(zero & (np.signbit(a) != np.signbit(b)))
+    assert not bad.size, (f"{what}: signed zeros differ at flat positions {bad[:5].tolist()}: torch "
+                          f"{a.ravel()[bad[:5]].tolist()}, facade {b.ravel()[bad[:5]].tolist()}")
 
 
 def assert_same(t, f, *, values=True, rtol=0.0, atol=0.0, what="result"):

@@ -122,6 +122,27 @@ CASES = {
     "bincount weights": lambda m: m.bincount(_mat(m, 3, dtype="int64"), _mat(m, 2)),
     "histc range": lambda m: m.histc(_mat(m, 3), bins=4, min=3, max=1),
     "histc bins": lambda m: m.histc(_mat(m, 3), bins=0),
+    # removed in torch 1.9: they raise, naming their replacements
+    "torch.solve removed": lambda m: m.solve(_mat(m, 2, 2), _mat(m, 2, 2)),
+    "Tensor.solve removed": lambda m: _mat(m, 2, 2).solve(_mat(m, 2, 2)),
+    "torch.lstsq removed": lambda m: m.lstsq(_mat(m, 2, 2), _mat(m, 2, 2)),
+    "Tensor.lstsq removed": lambda m: _mat(m, 2, 2).lstsq(_mat(m, 2, 2)),
+    "torch.eig removed": lambda m: m.eig(_mat(m, 2, 2)),
+    "Tensor.eig removed": lambda m: _mat(m, 2, 2).eig(eigenvectors=True),
+    "torch.symeig removed": lambda m: m.symeig(_mat(m, 2, 2)),
+    "Tensor.symeig removed": lambda m: _mat(m, 2, 2).symeig(),
+    # the rest of torch.linalg
+    "lu_factor 1-D": lambda m: m.linalg.lu_factor(_mat(m, 3)),
+    "solve_triangular int": lambda m: m.linalg.solve_triangular(_mat(m, 2, 2, dtype="int64"),
+                                                                _mat(m, 2, 2, dtype="int64"), upper=True),
+    "householder_product shapes": lambda m: m.linalg.householder_product(_mat(m, 2, 3), _mat(m, 2)),
+    "householder_product tau": lambda m: m.linalg.householder_product(_mat(m, 4, 2), _mat(m, 3)),
+    "tensorinv ind": lambda m: m.linalg.tensorinv(_mat(m, 4, 4), ind=0),
+    "vander x": lambda m: m.vander(_mat(m, 2, 2)),
+    "block_diag 3-D": lambda m: m.block_diag(_mat(m, 2, 2), _mat(m, 1, 2, 2)),
+    "cartesian_prod 2-D": lambda m: m.cartesian_prod(_mat(m, 2, 2)),
+    "cov 3-D": lambda m: m.cov(_mat(m, 2, 2, 2)),
+    "renorm p": lambda m: m.renorm(_mat(m, 2, 2), 0, 0, 1.0),
 }
 
 

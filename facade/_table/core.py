@@ -63,8 +63,8 @@ def typename(obj):
     """torch.typename: 'torch.FloatTensor' for a tensor, the qualified class name for anything else."""
     if isinstance(obj, Tensor):
         return obj.type()
-    module = getattr(type(obj), "__module__", "") or ""
-    name = type(obj).__qualname__
+    cls = obj if isinstance(obj, type) else type(obj)  # torch.typename(nn.Parameter) names the class itself
+    module, name = getattr(cls, "__module__", "") or "", cls.__qualname__
     if module.startswith("facade"):
         module = "torch" + module[len("facade"):]
     return name if module in ("", "builtins") else f"{module}.{name}"
@@ -77,9 +77,9 @@ def dim_order(self, *, ambiguity_check=False):
 
 
 def storage_type(self):
-    from .._pickling import _STORAGE_OF
+    from ..storage import tensor_storage_type
 
-    return _STORAGE_OF[self.dtype]
+    return tensor_storage_type(self)
 
 
 def _output_nr(self):
@@ -105,9 +105,12 @@ def _mh(self):
 
 
 def _h(self):
-    if self.ndim > 2:
-        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
-    return self.conj() if self.ndim < 2 else adjoint(self)
+    if self.ndim == 0:  # deprecated in torch (with a warning): x.conj()
+        return self.conj()
+    if self.ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.{hint}")
+    return adjoint(self)
 
 
 def dist(input, other, p=2):
@@ -130,8 +133,7 @@ def sum_to_size(self, *size):
     shape = tuple(self.shape)
     lead = len(shape) - len(size)
     if lead < 0 or any(s != n and s != 1 for s, n in zip(size, shape[lead:])):
-        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                           f"{{{', '.join(map(str, shape))}}}.")
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     dims = tuple(range(lead)) + tuple(lead + i for i, (s, n) in enumerate(zip(size, shape[lead:])) if s == 1 != n)
     return self.sum(dims, keepdim=True).reshape(size) if dims else self
 
@@ -203,7 +205,7 @@ def resize_as(self, the_template):
 def set_(self, source=None, storage_offset=None, size=None, stride=None):
     """self becomes an alias of `source`'s storage (or an empty tensor with no source)."""
     if source is None:
-        source = Tensor._from_array(F.zeros((0,), self.dtype.np), self._device)
+        source = _torch().empty(0, dtype=self.dtype, device=self._device)
     if not isinstance(source, Tensor) or storage_offset is not None or size is not None or stride is not None:
         raise NotImplementedError("Tensor.set_ here takes a Tensor source only (torch.Tensor.set_ with a storage, "
                                   "offset, size or stride)")
@@ -300,6 +302,7 @@ FUNCTIONS = {
     "detach": lambda input: input.detach(), "detach_": lambda input: input.detach_(), "zero_": lambda t: t.zero_(),
     "nonzero_static": nonzero_static, "unravel_index": unravel_index, "empty_permuted": empty_permuted,
     "frombuffer": frombuffer, "from_file": from_file, "conj_physical": lambda input: input.conj(),
+    "resize_as_": resize_as_, "dsmm": lambda input, mat2: input.mm(mat2),  # dsmm: sparse @ dense; dense here
 }
 METHODS = {
     **_BOTH, "conj_physical": lambda self: self.conj(), "H": property(_h), "mH": property(_mh),

@@ -8,9 +8,13 @@ inside the jitted op: those rows run the `*_ex` function, which returns torch's 
 import jax
 import numpy as np
 
+import functional.factorizations as X
 import functional.linalg as L
 
+from .. import _creation as C
+from .. import _dtype as D
 from .._dispatch import Op
+from .._removed import removed
 from ..linalg import LinAlgError
 
 _LA = "torch.linalg"
@@ -182,3 +186,70 @@ OPS = [
        grad_name="LinalgLstsqBackward0", module=_LA, method=False),
     Op("matrix_rank", L.matrix_rank, arrays=("A",), module=_LA, method=False),
 ]
+
+_LU = ("LU", "pivots", "B")
+OPS += [
+    # ------------------------------------------------------------------ LU, triangular and Cholesky solves
+    Op("lu_factor_ex", X.lu_factor_ex, arrays=("A",), out=("linalg_lu_factor_ex", ("LU", "pivots", "info")),
+       grad_name="LinalgLuFactorExBackward0", module=_LA, method=False),
+    Op("lu_factor", X.lu_factor, arrays=("A",), out=("linalg_lu_factor", ("LU", "pivots")),
+       grad_name="LinalgLuFactorExBackward0", module=_LA, method=False),
+    Op("lu", X.lu, arrays=("A",), out=("linalg_lu", ("P", "L", "U")), grad_name="LinalgLuBackward0", module=_LA,
+       method=False),
+    Op("lu", X.lu_legacy, arrays=("A",), grad_name="LinalgLuFactorExBackward0"),
+    Op("lu_unpack", X.lu_unpack, arrays=("LU_data", "LU_pivots"), out=("lu_unpack", ("P", "L", "U")),
+       grad_name="LuUnpackBackward0", method=False),
+    Op("lu_solve", X.lu_solve, arrays=_LU, grad_name="LinalgLuSolveBackward0", module=_LA, method=False),
+    Op("lu_solve", X.lu_solve_legacy, arrays=("b", "LU_data", "LU_pivots"), grad_name="LinalgLuSolveBackward0"),
+    Op("solve_triangular", X.solve_triangular, arrays=_AB, grad_name="LinalgSolveTriangularBackward0", module=_LA,
+       method=False),
+    Op("triangular_solve", X.triangular_solve, arrays=("input", "A"),
+       out=("triangular_solve", ("solution", "cloned_coefficient")), grad_name="TriangularSolveBackward0"),
+    Op("cholesky_solve", X.cholesky_solve, arrays=("input", "input2")),
+    Op("cholesky_inverse", X.cholesky_inverse),
+    # ------------------------------------------------------------------ eigen, Householder
+    Op("eig", X.eig, arrays=("A",), out=("linalg_eig", ("eigenvalues", "eigenvectors")),
+       grad_name="LinalgEigBackward0", module=_LA, method=False),
+    Op("eigvals", X.eigvals, arrays=("A",), grad_name="LinalgEigBackward0", module=_LA, method=False),
+    Op("householder_product", X.householder_product, arrays=("A", "tau"), module=_LA, method=False),
+    Op("orgqr", X.householder_product, arrays=("A", "tau"), grad_name="LinalgHouseholderProductBackward0"),
+    Op("geqrf", X.geqrf, out=("geqrf", ("a", "tau")), differentiable=False),
+    Op("ormqr", X.ormqr, arrays=("input", "input2", "input3")),
+    # ------------------------------------------------------------------ the rest of torch.linalg
+    Op("cond", X.cond, arrays=("A",), module=_LA, method=False, grad_name="LinalgVectorNormBackward0"),
+    Op("tensorinv", X.tensorinv, arrays=("A",), module=_LA, method=False, grad_name="ViewBackward0"),
+    Op("tensorsolve", X.tensorsolve, arrays=_AB, module=_LA, method=False, grad_name="ViewBackward0"),
+    Op("vander", X.vander, arrays=("x",), module=_LA, method=False, grad_name="CumprodBackward0"),
+    Op("vecdot", X.vecdot, arrays=("x", "y"), promote="all", module=_LA, method=False, grad_name="SumBackward1"),
+    Op("diagonal", X.diagonal, arrays=("A",), module=_LA, method=False, grad_name="DiagonalBackward0"),
+    # ------------------------------------------------------------------ torch-level helpers
+    Op("vander", X.vander_legacy, arrays=("x",), method=False, grad_name="FlipBackward0"),
+    Op("block_diag", X.block_diag, arrays=("tensors",), varargs="tensors", method=False,
+       grad_name="BlockDiagBackward0"),
+    Op("cartesian_prod", X.cartesian_prod, arrays=("tensors",), varargs="tensors", method=False,
+       grad_name="StackBackward0"),
+    Op("cov", X.cov, arrays=("input", "fweights", "aweights"), grad_name="DivBackward0"),
+    Op("corrcoef", X.corrcoef, grad_name="ClampBackward1"),
+    Op("trapezoid", X.trapezoid, arrays=("y", "x"), promote="all", method=False, aliases=("trapz",),
+       grad_name="DivBackward0"),
+    Op("cumulative_trapezoid", X.cumulative_trapezoid, arrays=("y", "x"), promote="all", method=False,
+       grad_name="CumsumBackward0"),
+    Op("renorm", X.renorm, inplace=True),
+]
+
+
+def _indices(name):
+    fn = getattr(X, name)
+
+    def indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+        dt = C._dt(dtype, D.int64)
+        return C._made(lambda: fn(row, col, offset).astype(dt.np), dt, device, False)
+
+    indices.__name__ = indices.__qualname__ = name
+    indices.__doc__ = fn.__doc__
+    return indices
+
+
+FUNCTIONS = {"tril_indices": _indices("tril_indices"), "triu_indices": _indices("triu_indices"),
+             **{n: removed(n) for n in ("solve", "lstsq", "eig", "symeig")}}
+METHODS = {n: removed(n) for n in ("solve", "lstsq", "eig", "symeig")}

@@ -267,10 +267,9 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    """(group_norm(input), mean (N, group), 1 / sqrt(var + eps) (N, group))."""
-    with no_grad():
-        g = input.reshape(N, group, -1)
-        mean, rstd = g.mean(-1), (g.var(-1, unbiased=False) + eps).rsqrt()
+    """(group_norm(input), mean (N, group), 1 / sqrt(var + eps) (N, group)); torch differentiates all three."""
+    g = input.reshape(N, group, -1)
+    mean, rstd = g.mean(-1), (g.var(-1, unbiased=False) + eps).rsqrt()
     return _nn()[1].group_norm(input, group, weight, bias, eps), mean, rstd
 
 

@@ -494,7 +494,8 @@ def _split_int(input, split_size, dim=0):
     return input.split(split_size, dim)
 
 
-_VIEW_FUNCTIONS = {"slice": _slice, "split": _split_int, "view": _view_fn("reshape"), "split_with_sizes": split_with_sizes, "detach": _detach, "alias": _alias,
+_VIEW_FUNCTIONS = {"slice": _slice, "split": _split_int, "view": _view_fn("reshape"),
+                   "split_with_sizes": split_with_sizes, "detach": _detach, "alias": _alias,
                    "as_strided": as_strided, **{n: _view_fn(n) for n in (
                        "diagonal", "expand", "narrow", "permute", "select", "squeeze", "t", "transpose", "unbind",
                        "unfold", "unsqueeze")}}
@@ -515,6 +516,7 @@ FUNCTIONS = {
     "dsplit": _directional_split("dsplit", 2, 3), "split_with_sizes": split_with_sizes,
     "unsafe_split": _unsafe(_view_fn("split")), "unsafe_chunk": _unsafe(_view_fn("chunk")),
     "unsafe_split_with_sizes": _unsafe(split_with_sizes),
+    "as_strided_": lambda input, size, stride, storage_offset=None: input.as_strided_(size, stride, storage_offset),
     "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes, "meshgrid": meshgrid,
     "atleast_1d": _atleast(1), "atleast_2d": _atleast(2), "atleast_3d": _atleast(3), "as_strided": as_strided,
 }
@@ -524,5 +526,6 @@ METHODS = {
                                  "as_strided_scatter", "narrow_copy")},
     "contiguous": contiguous, "view_as": view_as, "reshape_as": reshape_as, "expand_as": expand_as,
     "as_strided": as_strided,
-    **{n + "_": _inplace_view(n) for n in ("t", "transpose", "swapaxes", "swapdims", "squeeze", "unsqueeze")},
+    **{n + "_": _inplace_view(n) for n in ("t", "transpose", "swapaxes", "swapdims", "squeeze", "unsqueeze",
+                                          "as_strided")},
 }

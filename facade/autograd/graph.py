@@ -316,14 +316,21 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs, accumul
 class _Fused:
     """The whole backward of a graph as one jitted XLA program.
 
-    An eager training loop builds the same graph every step. Once a graph's structure (ops,
-    static arguments, shapes, edges) has been seen before, its backward runs as one jitted call
-    over every node's saved arrays instead of one call per node. Graphs with hooks, custom
-    Functions or unjittable ops take the node-by-node path.
+    An eager training loop builds the same graph every step; its backward runs as one jitted call
+    over every node's saved arrays (one program per graph structure: ops, static arguments, shapes,
+    edges) instead of one call per node. Graphs with hooks, custom Functions or unjittable ops take
+    the node-by-node path.
+
+    Which path runs depends only on the graph, never on history (was it seen before, is its
+    program cached): the two paths differ in the last bits, because XLA fuses neighbouring nodes'
+    VJPs and what a kernel fuses changes its rounding (a*b+c becomes one FMA; a reduction's order
+    follows its fusion). No barrier keeps XLA from fusing across nodes while compiling each node as
+    its own program (an optimization barrier is expanded before fusion on CPU; a non-inlined call
+    compiles a convolution 100x slower), so a graph takes the fused path from its first backward on.
     """
 
     def __init__(self, size=64):
-        self.seen, self.compiled, self.size = {}, {}, size
+        self.compiled, self.size = {}, size
 
     def plan(self, roots, deps, inputs):
         deps = dict(deps)
@@ -362,11 +369,6 @@ class _Fused:
         key, order, sinks = planned
         fn = self.compiled.get(key)
         if fn is None:
-            if key not in self.seen:  # a graph seen once runs node by node; a repeated one is compiled
-                if len(self.seen) > 4 * self.size:
-                    self.seen.clear()
-                self.seen[key] = True
-                return None
             if len(self.compiled) >= self.size:
                 self.compiled.pop(next(iter(self.compiled)))
             fn = self.compiled[key] = jax.jit(_fused_backward(key, accumulate))

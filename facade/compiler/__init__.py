@@ -5,6 +5,7 @@ and `allow_in_graph` pass the function through, `reset` has no cache to clear.""
 from __future__ import annotations
 
 from .._unsupported import unsupported
+from ._metrics import metrics, reset_metrics, summary  # facade's own: what compiled (not in torch)
 
 _OWNER = "torch.compile is the compile issue"
 
@@ -12,7 +13,8 @@ _COMPILE = ("compile", "list_backends", "set_stance", "substitute_in_graph", "sa
             "load_cache_artifacts", "load_compiled_function", "set_default_backend", "get_default_backend")
 
 __all__ = ["is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "allow_in_graph",
-           "assume_constant_result", "nested_compile_region", "reset", "cudagraph_mark_step_begin", *_COMPILE]
+           "assume_constant_result", "nested_compile_region", "reset", "cudagraph_mark_step_begin", *_COMPILE,
+           "metrics", "reset_metrics", "summary"]
 
 globals().update({n: unsupported(f"torch.compiler.{n}", _OWNER) for n in _COMPILE})
 

@@ -378,3 +378,34 @@ register(
     # log_probs as a free leaf: torch's gradient is exp(log_probs) - posterior, not the true one
     OpInfo(F + "ctc_loss", ctc, rtol=1e-4, atol=1e-5, jit=False),
 )
+
+
+# ---------------------------------------------------------------------------- torch.<loss>: ATen signatures
+
+def _aten_losses(rng):
+    x, y = arr(rng, (3, 4)), arr(rng, (3, 4))
+    p = rng.uniform(0.1, 0.9, (3, 4)).astype(np.float32)
+    sign = np.where(rng.random((3,)) > 0.5, 1.0, -1.0).astype(np.float32)
+    sign4 = np.where(rng.random((3, 4)) > 0.5, 1.0, -1.0).astype(np.float32)
+    lp = arr(rng, (6, 2, 5))
+    lp = (lp - np.log(np.exp(lp).sum(-1, keepdims=True))).astype(np.float32)
+    return {
+        "binary_cross_entropy_with_logits": [Sample((x, p)), Sample((x, p, None, None, 1)),
+                                             Sample((x, p, Arg(arr(rng, (4,)), grad=False),
+                                                     Arg(arr(rng, (4,), high=2, low=0.5), grad=False), 2))],
+        "cosine_embedding_loss": [Sample((x, y, sign)), Sample((x, y, sign, 0.2, 1)), Sample((x, y, sign, 0.0, 2))],
+        "ctc_loss": [Sample((lp, np.array([[1, 2], [3, 3]]), np.array([6, 5]), np.array([2, 2]))),
+                     Sample((lp, np.array([[1, 2], [3, 3]]), [6, 6], [2, 1], 0, 1)),
+                     Sample((lp, np.array([[1, 1, 1], [2, 0, 0]]), [2, 6], [3, 1], 0, 2, True))],
+        "hinge_embedding_loss": [Sample((x, sign4)), Sample((x, sign4, 0.5, 1))],
+        "kl_div": [Sample((x, p)), Sample((x, p, 1)), Sample((x, x, 2), {"log_target": True})],
+        "margin_ranking_loss": [Sample((x, y, sign4)), Sample((x, y, sign4, 0.3, 1))],
+        "poisson_nll_loss": [Sample((x, p, True, False, 1e-8, 0)), Sample((p, y * y, False, True, 1e-8, 1))],
+        "triplet_margin_loss": [Sample((x, y, arr(rng, (3, 4)))),
+                                Sample((x, y, arr(rng, (3, 4)), 0.5, 1.0, 1e-6, True, 2)),
+                                Sample((x, y, x, 1.0, 2.0, 1e-6, False, "mean"))],
+    }
+
+
+register(*(OpInfo(n, lambda rng, n=n: _aten_losses(rng)[n], rtol=1e-4, atol=1e-5)
+           for n in _aten_losses(np.random.default_rng(0))))

@@ -288,7 +288,8 @@ def _gradient_samples(rng):
 
 def _dist_samples(rng):
     return [Sample((_x(rng), _x(rng))), Sample((_x(rng), _x(rng, (4,))), {"p": 1}), Sample((_x(rng), _x(rng), 3)),
-            Sample((_x(rng), _x(rng), float("inf"))), Sample((_x(rng, (3,), np.float64), _x(rng, (3,), np.float64), 0))]
+            Sample((_x(rng), _x(rng), float("inf"))),
+            Sample((_x(rng, (3,), np.float64), _x(rng, (3,), np.float64), 0.5))]
 
 
 register(

@@ -416,7 +416,8 @@ _NO_GRAD = ("detach_copy", "view_as_complex_copy", "as_strided_scatter")
 
 register(
     *(OpInfo(n, _table(_copy_samples, n), grad=n not in _NO_GRAD) for n in _copy_samples(np.random.default_rng(0))),
-    *(OpInfo(n, _table(_scatter_samples, n), grad=n not in _NO_GRAD) for n in _scatter_samples(np.random.default_rng(0))),
+    *(OpInfo(n, _table(_scatter_samples, n), grad=n not in _NO_GRAD)
+      for n in _scatter_samples(np.random.default_rng(0))),
     *(OpInfo(n, _table(_split_samples, n)) for n in _split_samples(np.random.default_rng(0))),
     *(OpInfo("Tensor." + n, _table(_split_samples, n)) for n in ("hsplit", "vsplit", "split_with_sizes")),
     OpInfo("Tensor.narrow_copy", lambda rng: [S(arr(rng, (3, 4)), 1, 1, 2)]),

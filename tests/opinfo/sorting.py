@@ -242,4 +242,5 @@ def _histogram_samples(rng):
     ]
 
 
-register(OpInfo("histogram", _histogram_samples, grad=False), OpInfo("Tensor.histogram", _histogram_samples, grad=False))
+register(OpInfo("histogram", _histogram_samples, grad=False),
+         OpInfo("Tensor.histogram", _histogram_samples, grad=False))

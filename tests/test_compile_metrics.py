@@ -1,0 +1,84 @@
+"""What compiles is counted (`facade.compiler.metrics()`, FACADE_COMPILE_SUMMARY=1), and JAX's persistent
+compilation cache is on by default: a second process loads its programs, and they give the same bits."""
+
+import json
+import os
+import subprocess
+import sys
+
+import facade
+from facade import _cache
+
+
+def test_a_loop_compiles_once_and_a_new_shape_adds_one():
+    x, wider = facade.randn(2, 3, 5, 7, 13), facade.randn(2, 3, 5, 7, 17)  # shapes no other test uses
+    facade.compiler.reset_metrics()
+    for _ in range(50):
+        facade.sin(x)
+    once = facade.compiler.metrics()
+    facade.sin(wider)
+    twice = facade.compiler.metrics()
+    assert (once.compiles, once.ops["sin"].compiles) == (1, 1), facade.compiler.summary()
+    assert (twice.compiles, twice.ops["sin"].compiles) == (2, 2), facade.compiler.summary()
+    assert 0 < once.compile_seconds < twice.compile_seconds
+    assert twice.compile_seconds >= twice.trace_seconds + twice.lower_seconds + twice.xla_seconds - 1e-9
+
+
+def test_backward_programs_are_named_by_their_op_and_reset_clears():
+    x = facade.randn(3, 5, 7, 13, requires_grad=True)
+    facade.compiler.reset_metrics()
+    facade.sin(x).backward(facade.ones(3, 5, 7, 13))
+    m = facade.compiler.metrics()
+    assert m.ops["sin"].compiles == 1 and m.ops["sin_backward"].compiles == 1, facade.compiler.summary()
+    assert "sin_backward" in facade.compiler.summary()
+    facade.compiler.reset_metrics()
+    m = facade.compiler.metrics()
+    assert (m.compiles, m.compile_seconds, m.ops) == (0, 0.0, {})
+
+
+def test_cache_settings_from_the_environment():
+    home = os.path.expanduser("~")
+    assert _cache.settings({}) == {"jax_compilation_cache_dir": os.path.join(home, ".cache", "facade", "jax"),
+                                   "jax_persistent_cache_min_compile_time_secs": 0.0}
+    assert _cache.settings({"XDG_CACHE_HOME": "/x"})["jax_compilation_cache_dir"] == os.path.join("/x", "facade", "jax")
+    assert _cache.settings({"FACADE_CACHE_DIR": "/y", "XDG_CACHE_HOME": "/x"})["jax_compilation_cache_dir"] == "/y"
+    assert _cache.settings({"FACADE_CACHE": "0"}) == _cache.settings({"FACADE_CACHE": "off"}) == {}
+    assert _cache.settings({"JAX_COMPILATION_CACHE_DIR": "/z"}) == {}  # the user's JAX setting wins
+    assert "jax_persistent_cache_min_compile_time_secs" not in _cache.settings(
+        {"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "2"})
+
+
+_SCRIPT = """
+import json, facade
+facade.manual_seed(0)
+net = facade.nn.Sequential(facade.nn.Linear(5, 8), facade.nn.Tanh(), facade.nn.Linear(8, 3))
+loss = net(facade.randn(4, 5)).logsumexp(-1).mean()
+loss.backward()
+bits = [t.detach().numpy().tobytes().hex() for t in (loss, *(p.grad for p in net.parameters()))]
+m = facade.compiler.metrics()
+print(json.dumps({"bits": bits, "compiles": m.compiles, "hits": m.cache_hits, "misses": m.cache_misses,
+                  "dir": __import__("jax").config.jax_compilation_cache_dir}))
+"""
+
+
+def _run(**env):
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("FACADE_", "JAX_COMPILATION_CACHE", "XDG_"))}
+    done = subprocess.run([sys.executable, "-c", _SCRIPT], env={**base, "JAX_PLATFORMS": "cpu", **env},
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+def test_persistent_cache_across_processes_gives_the_same_bits(tmp_path):
+    cache = str(tmp_path / "facade" / "jax")
+    cold, summary = _run(XDG_CACHE_HOME=str(tmp_path), FACADE_COMPILE_SUMMARY="1")  # the default directory
+    warm, quiet = _run(FACADE_CACHE_DIR=cache)
+
+    assert cold["dir"] == warm["dir"] == cache
+    assert cold["compiles"] > 0 and (cold["hits"], cold["misses"]) == (0, cold["compiles"])
+    assert (warm["compiles"], warm["hits"], warm["misses"]) == (cold["compiles"], cold["compiles"], 0)
+    assert len(os.listdir(cache)) >= cold["compiles"]
+    assert cold["bits"] == warm["bits"]  # same inputs, same bits: a program just compiled or loaded from the cache
+
+    assert f"facade: {cold['compiles']} XLA programs built" in summary and "linear_backward" in summary, summary
+    assert "XLA programs" not in quiet
