@@ -3,7 +3,8 @@ tensordot, kron, cross, cdist, multi_dot), norms, and the torch.linalg decomposi
 solvers.
 
 Products run at full float32 precision (torch's default; `Precision.HIGHEST`, also for the
-products inside decompositions and their derivatives); half types accumulate in float32.
+products inside decompositions and their derivatives) unless the user lowered it with
+`torch.set_float32_matmul_precision` (`_hi`); half types accumulate in float32.
 Shape and dtype errors are torch's and raise at trace time. A singular or non-positive-
 definite input cannot raise under `jax.jit`: `inv_ex`, `solve_ex` and `cholesky_ex` return
 torch's `info` (0, or the 1-based position where the factorization failed) for the caller
@@ -29,7 +30,14 @@ __all__ = [
     "pinverse", "lstsq", "matrix_rank", "matrix_power", "matrix_exp",
 ]
 
-_HI = jax.lax.Precision.HIGHEST
+
+
+def _hi():
+    """Matmul precision at trace time: HIGHEST (torch's full float32), or JAX's default once
+    torch.set_float32_matmul_precision('high' | 'medium') has set it (a jit-key config, so programs retrace)."""
+    return None if jax.config.jax_default_matmul_precision else jax.lax.Precision.HIGHEST
+
+
 _HALF = (jnp.float16, jnp.bfloat16)
 _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
         "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -53,9 +61,9 @@ def _product(a, b, wide=False):
     """a @ b at full precision; half types accumulate in float32 (torch's CPU kernels do),
     and stay float32 with `wide` (for a following beta * input + alpha * product)."""
     if a.dtype in _HALF:
-        out = jnp.matmul(a, b, precision=_HI, preferred_element_type=jnp.float32)
+        out = jnp.matmul(a, b, precision=_hi(), preferred_element_type=jnp.float32)
         return out if wide else out.astype(a.dtype)
-    return jnp.matmul(a, b, precision=_HI)
+    return jnp.matmul(a, b, precision=_hi())
 
 
 def _not_bool(dtype, kernel):
@@ -294,7 +302,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
                            f"{batch2.shape[0]}")
     _check_batches(batch1, batch2)
-    prod = jnp.einsum("bnk,bkm->nm", batch1, batch2, precision=_HI,
+    prod = jnp.einsum("bnk,bkm->nm", batch1, batch2, precision=_hi(),
                       preferred_element_type=jnp.float32 if batch1.dtype in _HALF else None)
     return _scaled_sum(input, prod, beta, alpha)
 
@@ -353,7 +361,7 @@ def einsum(equation, *operands):
         if tuple(shape) != ops[k].shape:
             ops[k] = jnp.broadcast_to(ops[k], shape)
     half = ops[0].dtype in _HALF
-    out = jnp.einsum(eq, *ops, precision=_HI, preferred_element_type=jnp.float32 if half else None)
+    out = jnp.einsum(eq, *ops, precision=_hi(), preferred_element_type=jnp.float32 if half else None)
     return out.astype(ops[0].dtype)
 
 
@@ -378,7 +386,7 @@ def tensordot(a, b, dims=2):
                                f"has size {sy} in dim {y}")
     if da:
         _not_bool(a.dtype, "addmm_impl_cpu_")
-    out = jnp.tensordot(a, b, (da, db), precision=_HI,
+    out = jnp.tensordot(a, b, (da, db), precision=_hi(),
                         preferred_element_type=jnp.float32 if a.dtype in _HALF else None)
     return out.astype(a.dtype)
 
@@ -470,7 +478,7 @@ def multi_dot(tensors):
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(shapes[i])} and "
                                f"{list(shapes[i + 1])} cannot be multiplied")
     _not_bool(ts[0].dtype, "addmm_impl_cpu_")
-    return jnp.linalg.multi_dot(ts, precision=_HI)
+    return jnp.linalg.multi_dot(ts, precision=_hi())
 
 
 def chain_matmul(*matrices):

@@ -4,10 +4,12 @@ torch.version, constants, layouts and memory formats."""
 
 from __future__ import annotations
 
+import functools
 import pickle
 import warnings
 
 import jax
+import jax.numpy as jnp
 import pytest
 import torch
 
@@ -210,6 +212,26 @@ def test_allow_tf32_is_the_float32_matmul_precision():
         for t in (torch, facade):
             t.set_float32_matmul_precision("highest")
     assert jax.config.jax_default_matmul_precision == jax_default
+
+
+@pytest.mark.parametrize("fn", ["linalg.matmul", "nn.conv.conv2d", "nn.attention.scaled_dot_product_attention"])
+def test_float32_matmul_precision_reaches_the_products(fn):
+    """Full float32 (HIGHEST) by default; 'high' leaves the products at JAX's default, which it set to TF32."""
+    import functional
+
+    f = functools.reduce(getattr, fn.split("."), functional)
+    args = [jnp.ones((1, 2, 4, 4), jnp.float32)] * (3 if "attention" in fn else 2)
+
+    def precisions():
+        eqns = jax.make_jaxpr(f)(*args).jaxpr.eqns
+        return {str(e.params["precision"]) for e in eqns if "precision" in e.params}
+
+    assert precisions() == {"(Precision.HIGHEST, Precision.HIGHEST)"}
+    try:
+        facade.set_float32_matmul_precision("high")
+        assert precisions() == {"(Precision.HIGH, Precision.HIGH)"}  # tensorfloat32
+    finally:
+        facade.set_float32_matmul_precision("highest")
 
 
 def test_cudnn_allow_tf32_leaves_matmul_precision():

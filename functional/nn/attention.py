@@ -11,13 +11,12 @@ import math
 import jax
 import jax.numpy as jnp
 
-from ..linalg import _cpp
+from ..linalg import _cpp, _hi
 from ..shape import broadcast_shapes
 from .misc import dropout
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
-_HI = jax.lax.Precision.HIGHEST
 _HALF = (jnp.float16, jnp.bfloat16)
 _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
                  "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
@@ -106,7 +105,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise _bmm_error(math.prod(batch), S, v.shape[-2])
     scale = 1.0 / math.sqrt(E) if scale is None else scale
     root = math.sqrt(abs(scale))  # torch scales q and k each by sqrt(scale)
-    attn = jnp.matmul(q * root, jnp.swapaxes(k * root, -1, -2), precision=_HI)  # (..., L, S)
+    attn = jnp.matmul(q * root, jnp.swapaxes(k * root, -1, -2), precision=_hi())  # (..., L, S)
     if scale < 0:
         attn = -attn
     if is_causal:
@@ -121,13 +120,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     attn = _safe_softmax(attn)
     if dropout_p > 0:
         attn = _dropout(attn, dropout_p, rng)
-    return jnp.matmul(attn, v, precision=_HI).astype(out_dtype)
+    return jnp.matmul(attn, v, precision=_hi()).astype(out_dtype)
 
 
 # ---------------------------------------------------------------------------- multi-head attention
 
 def _linear(x, w, b):
-    y = jnp.matmul(x, w.T, precision=_HI)
+    y = jnp.matmul(x, w.T, precision=_hi())
     return y if b is None else y + b
 
 
@@ -301,13 +300,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if need_weights:
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        scores = jnp.matmul(q * math.sqrt(1.0 / head_dim), jnp.swapaxes(k, -1, -2), precision=_HI)  # (B*h, L, S)
+        scores = jnp.matmul(q * math.sqrt(1.0 / head_dim), jnp.swapaxes(k, -1, -2), precision=_hi())  # (B*h, L, S)
         if attn_mask is not None:
             scores = attn_mask + scores
         weights = jax.nn.softmax(scores, axis=-1)
         if dropout_p > 0.0:
             weights = _dropout(weights, dropout_p, rng)
-        out = jnp.matmul(weights, v, precision=_HI)  # (N * num_heads, L, head_dim)
+        out = jnp.matmul(weights, v, precision=_hi())  # (N * num_heads, L, head_dim)
         out = jnp.swapaxes(out, 0, 1).reshape(tgt_len * bsz, embed_dim)
         out = _linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..linalg import _HI, _cpp, _product
+from ..linalg import _cpp, _hi, _product
 from ..sorting import _name
 
 __all__ = [
@@ -107,7 +107,7 @@ def bilinear(input1, input2, weight, bias=None):
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
                            f"{weight.shape[0]}")
     half = input1.dtype in _HALF
-    out = jnp.einsum("...i,oij,...j->...o", input1, weight, input2, precision=_HI,
+    out = jnp.einsum("...i,oij,...j->...o", input1, weight, input2, precision=_hi(),
                      preferred_element_type=jnp.float32 if half else None).astype(input1.dtype)
     return out if bias is None else out + bias
 
@@ -213,7 +213,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, trans
     spec = "NC" + "DHW"[3 - k:]
     dn = lax.conv_dimension_numbers(x.shape, weight.shape, (spec, "OI" + spec[2:], spec))
     half = x.dtype in _HALF
-    kw = dict(dimension_numbers=dn, feature_group_count=groups, precision=_HI,
+    kw = dict(dimension_numbers=dn, feature_group_count=groups, precision=_hi(),
               preferred_element_type=jnp.float32 if half else None)
     if not transposed and x.shape[1] == 0:  # torch answers no input channels with no output channels
         outs = [(s + a + b - d * (kk - 1) - 1) // st + 1

@@ -1,7 +1,8 @@
 """The softmax-attention core of flex attention over materialised (score-modified) scores and mask."""
 
-import jax
 import jax.numpy as jnp
+
+from ..linalg import _hi
 
 __all__ = ["flex_attention_core"]
 
@@ -20,6 +21,6 @@ def flex_attention_core(scores, value, mask):
     denom = jnp.sum(e, axis=-1, keepdims=True)
     live = denom > 0
     p = e / jnp.where(live, denom, 1.0)
-    out = jnp.matmul(p.astype(value.dtype), value, precision=jax.lax.Precision.HIGHEST)
+    out = jnp.matmul(p.astype(value.dtype), value, precision=_hi())
     lse = jnp.where(live, jnp.log(jnp.where(live, denom, 1.0)) + safe_top, -jnp.inf)
     return out, lse[..., 0], top[..., 0]

@@ -17,6 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ..linalg import _hi
+
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
@@ -356,7 +358,7 @@ def _adaptive_avg(n, name, input, output_size):
         A = ((j >= start[:, None]) & (j < end[:, None])) / np.maximum(end - start, 1)[:, None]
         axis = input.ndim - n + i
         out = jnp.moveaxis(jnp.tensordot(out, jnp.asarray(A, input.dtype), axes=((axis,), (1,)),
-                                         precision=lax.Precision.HIGHEST), -1, axis)
+                                         precision=_hi()), -1, axis)
     return out
 
 

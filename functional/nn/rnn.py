@@ -19,11 +19,11 @@ import jax
 import jax.numpy as jnp
 
 from ..core import prng_key
+from ..linalg import _hi
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "recurrent", "rnn_tanh", "rnn_relu", "lstm",
            "gru", "rnn_tanh_data", "rnn_relu_data", "lstm_data", "gru_data"]
 
-_HI = jax.lax.Precision.HIGHEST
 _HALF = (jnp.float16, jnp.bfloat16)
 _CHUNKS = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -32,8 +32,8 @@ def _mm(x, w):
     """x @ w^T over the last two axes at full precision (half types accumulate in float32)."""
     wt = jnp.swapaxes(w, -1, -2)
     if x.dtype in _HALF:
-        return jnp.matmul(x, wt, precision=_HI, preferred_element_type=jnp.float32).astype(x.dtype)
-    return jnp.matmul(x, wt, precision=_HI)
+        return jnp.matmul(x, wt, precision=_hi(), preferred_element_type=jnp.float32).astype(x.dtype)
+    return jnp.matmul(x, wt, precision=_hi())
 
 
 def _step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
@@ -125,7 +125,7 @@ def _layer(mode, x, h0, c0, weights, has_biases, proj, mask):
     if proj:
         w_hr = stack(-1)
     half = x.dtype in _HALF
-    gi = jnp.einsum("tbf,dgf->dtbg", x, w_ih, precision=_HI,
+    gi = jnp.einsum("tbf,dgf->dtbg", x, w_ih, precision=_hi(),
                     preferred_element_type=jnp.float32 if half else None).astype(x.dtype)  # (D, T, B, G)
     if b_ih is not None:
         gi = gi + b_ih[:, None]
