@@ -201,7 +201,8 @@ def _np_dtype(npd):
     except TypeError:
         raise TypeError(f"can't convert np.ndarray of type {np.dtype(npd).type.__module__}."
                         f"{np.dtype(npd).type.__name__}. The only supported types are: float64, float32, float16, "
-                        "complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.") from None
+                        "complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
+                        ) from None
 
 
 def _is_seq(x):

@@ -137,9 +137,9 @@ def _set_jax_config(values):
 
 
 def _state_rows():
-    import facade.hub
     import torch._tensor_str
 
+    import facade.hub
     from facade import _tensor_str
 
     rows = [("os.environ", _environ, _set_environ),
