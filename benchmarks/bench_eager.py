@@ -394,7 +394,7 @@ WORKLOADS = {
     "bigram": (bigram, 300, 20, None),
     "main_job": (main_job, 8, 2, None),
     "gpt_sample": (gpt_sample, 200, 10, None),
-    "layer_tour": (layer_tour, 100, 6, None),
+    "layer_tour": (layer_tour, 53, 6, None),  # all 53 layers of _layers
     "varlen_lstm": (varlen_lstm, 20, 3, None),
     "varlen_transformer": (varlen_transformer, 20, 3, None),
     "cache": (cache, 3, 2, None),

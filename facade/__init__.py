@@ -73,6 +73,7 @@ from ._dtype import (  # noqa: E402,F401
 from ._random import (  # noqa: E402,F401
     Generator,
     bernoulli,
+    binomial,
     default_generator,
     get_rng_state,
     initial_seed,
@@ -119,8 +120,14 @@ from ._misc import *  # noqa: E402,F401,F403
 from ._sym import *  # noqa: E402,F401,F403
 from .futures import Future  # noqa: E402,F401
 from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
+from .sparse._compressed import *  # noqa: E402,F401,F403,I001  (sparse_csr_tensor ...)
+from .sparse._extra import *  # noqa: E402,F401,F403,I001  (smm, values_copy ...)
 
 sparse._install(Tensor)
+from . import _quantized  # noqa: E402
+from ._quantized import *  # noqa: E402,F401,F403  (quantize_per_tensor, torch.qscheme ...)
+
+_quantized._install(Tensor)
 
 _table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special,
                         "torch.fft": fft, "torch.nn.functional": nn.functional})
@@ -157,3 +164,8 @@ from .amp import GradScaler, autocast  # noqa: E402,F401
 from .amp import _state as _amp_state  # noqa: E402
 
 globals().update({n: getattr(_amp_state, n) for n in _amp_state.__all__})  # torch.is_autocast_enabled ...
+
+from . import _extras  # noqa: E402  (anomaly flags, Stream/Event, fork/wait, legacy norms ...)
+from ._extras import *  # noqa: E402,F401,F403
+
+_extras.install(Tensor)

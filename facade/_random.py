@@ -30,7 +30,7 @@ from .autograd.grad_mode import STATE
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
-           "randint_like", "normal", "bernoulli", "multinomial", "poisson"]
+           "randint_like", "normal", "bernoulli", "multinomial", "poisson", "binomial"]
 
 _DEFAULT_SEED = 67280421310721  # torch's default_rng_seed_val
 _U64 = 2**64
@@ -205,6 +205,13 @@ def _poisson(k, static, lam):
     return jax.random.poisson(k, lam.astype(_float_for(lam.dtype)), lam.shape, dtype=jnp.int64).astype(dt)
 
 
+def _binomial(k, static, count, prob):
+    shape, dt = static
+    ft = _float_for(dt)
+    n, p = jnp.maximum(count.astype(ft), 0), jnp.clip(prob.astype(ft), 0, 1)
+    return jax.random.binomial(k, jnp.broadcast_to(n, shape), jnp.broadcast_to(p, shape), shape, ft).astype(dt)
+
+
 def _multinomial(k, static, p):
     n, replacement = static
     ft = _float_for(p.dtype)
@@ -217,7 +224,7 @@ def _multinomial(k, static, p):
 
 
 _SAMPLERS = {f.__name__[1:]: f for f in (_uniform, _normal, _randint, _bernoulli, _perm, _exponential, _geometric,
-                                         _log_normal, _cauchy, _poisson, _multinomial)}
+                                         _log_normal, _cauchy, _poisson, _binomial, _multinomial)}
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
@@ -596,6 +603,16 @@ def poisson(input, generator=None):
     _check_all(input, _nonneg, "invalid Poisson rate, expected rate to be non-negative")
     return _make("poisson", tuple(input.shape), input.dtype, input.device, generator, (input,),
                  static=(input.dtype.np,))
+
+
+def binomial(count, prob, generator=None):
+    """torch.binomial: Binomial(total_count=count, probs=prob) samples, broadcast, in count's float dtype."""
+    if count.dtype._cat != 2:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_name(count.dtype)}")
+    if prob.dtype is not count.dtype:
+        raise RuntimeError(f"Found dtype {_name(prob.dtype)} but expected {_name(count.dtype)}")
+    shape = tuple(jnp.broadcast_shapes(tuple(count.shape), tuple(prob.shape)))
+    return _make("binomial", shape, count.dtype, count.device, generator, (count, prob), static=(shape, count.dtype.np))
 
 
 # ---------------------------------------------------------------------------- in-place Tensor samplers

@@ -86,7 +86,7 @@ class Tensor:
 
     __slots__ = ("_data", "_np", "_base", "_view", "_detached", "_bsv", "_sv", "_vc", "_idx", "_geom", "_device",
                  "requires_grad", "_grad", "_grad_fn", "_output_nr", "_hooks", "_post_acc_hooks", "_acc",
-                 "_retains_grad", "__dict__", "__weakref__")
+                 "_retains_grad", "_inference", "__dict__", "__weakref__")
 
     # --------------------------------------------------------------- construction
     def __new__(cls, *args, device=None):
@@ -100,7 +100,7 @@ class Tensor:
         t._data, t._np, t._base, t._device = a, None, None, device
         t.requires_grad, t._grad, t._grad_fn, t._sv, t._vc = False, None, None, 0, 0
         t._hooks = t._post_acc_hooks = t._acc = None
-        t._retains_grad = False
+        t._retains_grad, t._inference = False, STATE.inference
         return t
 
     @classmethod
@@ -293,6 +293,16 @@ class Tensor:
                             f"{type(value).__name__}")
         if value is not None and tuple(value.shape) != tuple(self.shape):
             raise RuntimeError("assigned grad has data of a different size")
+        want = self.__dict__.get("_grad_dtype", False)  # set by Tensor.grad_dtype (facade/_extras.py)
+        if value is not None and want and value.dtype is not want:
+            from ._creation import _legacy_name
+
+            c_name = {"float32": "float", "float64": "double"}.get(value.dtype.np.name, value.dtype.np.name)
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{c_name}' to a tensor with grad_dtype "
+                               f"'{_legacy_name(want)}'. The gradient must match the tensor's grad_dtype (defaults to "
+                               "the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                               "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes "
+                               "of a tensor and its gradient may break downstream systems that assume they match.")
         self._grad = value
 
     @property
@@ -446,6 +456,10 @@ class Tensor:
         st = self.stride()
         want = _contiguous_strides(shape)
         return all(n <= 1 or a == b for n, a, b in zip(shape, st, want))
+
+    def is_inference(self):
+        """True for a tensor made inside inference_mode (a view: when its base was)."""
+        return (self._base if self._base is not None else self)._inference
 
     def data_ptr(self):
         return id(self._base if self._base is not None else self) * 16 + self.storage_offset() * self.element_size()

@@ -23,7 +23,8 @@ import numpy as np
 from .shape import _dim, _expand_shape, broadcast_shapes
 
 __all__ = [
-    "index_dim0", "getitem", "setitem", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
+    "index_dim0", "getitem", "setitem", "getitem_window", "setitem_window",
+    "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
     "index_add", "index_reduce",
     "index_copy", "index_fill", "index_put", "masked_fill", "masked_select", "masked_scatter", "take",
     "take_along_dim", "put", "nonzero", "argwhere",
@@ -180,6 +181,61 @@ def setitem(input, indices, values):
         return input.at[basic].set(jnp.broadcast_to(values.reshape(vs), _expand_shape(vs, target)))
     positions = _index(_iota(input.shape), basic, adv)
     return _scatter_flat(input, positions, _value_to(values, positions.shape))
+
+
+# ---------------------------------------------------------------------------- windows: traced starts
+
+def _window(shape, offset, spec):
+    """Starts (traced, decoded from `offset`), spans, steps and result shape of a basic index `spec`.
+
+    `spec` holds, in order, None (a new dim of size 1), "int" (a dim selected and dropped) or
+    (length, step) (a dim sliced), one non-None item per input dim; `offset` is the window's first
+    element as a flat position in a contiguous array of `shape` (so each start is below its size).
+    """
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    offset = jnp.asarray(offset)
+    starts, spans, steps, result = [], [], [], []
+    d = 0
+    for it in spec:
+        if it is None:
+            result.append(1)
+            continue
+        starts.append((offset // strides[d]) % shape[d])
+        length, step = (1, 1) if it == "int" else it
+        spans.append((length - 1) * step + 1)
+        steps.append(step)
+        if it != "int":
+            result.append(length)
+        d += 1
+    return starts, spans, steps, tuple(result)
+
+
+def getitem_window(input, offset, spec):
+    """input[index] for a basic index (ints and non-empty slices) whose starts are traced: `offset`
+    encodes them (see `_window`), so one program serves every start."""
+    starts, spans, steps, result = _window(input.shape, offset, spec)
+    out = jax.lax.dynamic_slice(input, starts, spans)
+    if any(s != 1 for s in steps):
+        out = out[tuple(slice(None, None, s) for s in steps)]
+    return out.reshape(result)
+
+
+def setitem_window(input, offset, spec, values):
+    """input with input[index] (as in getitem_window) replaced by `values` (broadcast, cast to input's dtype)."""
+    starts, spans, steps, result = _window(input.shape, offset, spec)
+    values = jnp.asarray(values).astype(input.dtype)
+    vs = tuple(values.shape)
+    while len(vs) > len(result) and vs[0] == 1:
+        vs = vs[1:]
+    values = jnp.broadcast_to(values.reshape(vs), _expand_shape(vs, result))
+    strided = tuple(len(range(0, n, s)) for n, s in zip(spans, steps))
+    values = values.reshape(strided)
+    if any(s != 1 for s in steps):
+        window = jax.lax.dynamic_slice(input, starts, spans)
+        values = window.at[tuple(slice(None, None, s) for s in steps)].set(values)
+    return jax.lax.dynamic_update_slice(input, values, starts)
 
 
 def index_put(input, indices, values, accumulate=False):

@@ -21,8 +21,8 @@ from jax import lax
 
 __all__ = [
     # arithmetic
-    "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "abs", "sign",
-    "sgn", "reciprocal", "square", "positive", "lerp", "addcmul", "addcdiv",
+    "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "pow_number", "float_power", "neg", "abs",
+    "sign", "sgn", "reciprocal", "square", "positive", "lerp", "addcmul", "addcdiv",
     # exponentials, logarithms, trigonometry
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos",
     "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "sigmoid", "logit",
@@ -185,12 +185,26 @@ def div(input, other, *, rounding_mode=None):
                            f"'{rounding_mode}'")
     if rounding_mode == "floor":
         _refuse("div_floor_cpu", input, complex=True)
-        return lax.stop_gradient(jnp.floor_divide(input, other))
+        if _is_int(input):
+            return lax.stop_gradient(jnp.floor_divide(input, other))
+        return lax.stop_gradient(_div_floor_float(input, other))
     _refuse("div_trunc_cpu", input, complex=True)
     if _is_int(input):
         input, other = jnp.broadcast_arrays(input, other)
         return lax.div(input, other)
     return lax.stop_gradient(jnp.trunc(input / other))
+
+
+def _div_floor_float(a, b):
+    """torch's (and Python's) float floor division: from fmod, so a zero quotient keeps the sign of a / b
+    (-0.0 // 1.0 is -0.0), -1 // inf is -1 and inf // 2 is NaN; division by zero is a / b."""
+    mod = jnp.fmod(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    fl = jnp.floor(div)
+    fl = jnp.where(div - fl > 0.5, fl + 1, fl)
+    q = jnp.where(div != 0, fl, jnp.copysign(jnp.zeros_like(div), a / b))
+    return jnp.where(b == 0, a / b, q)
 
 
 def floor_divide(input, other):
@@ -227,6 +241,31 @@ def _pow_jvp(primals, tangents):
     dx = jnp.where(y == 0, jnp.zeros((), out.dtype), y * jnp.power(x, y - 1))
     dy = jnp.where((x == 0) & (jnp.real(y) >= 0), jnp.zeros((), out.dtype), out * jnp.log(x))
     return out, dx * tx + dy * ty
+
+
+@jax.custom_jvp
+def _pow_number(x, y):
+    # torch's scalar-exponent kernel: sqrt for 0.5 and rsqrt for -0.5 (so (-0.0) ** 0.5 is -0.0 and
+    # (-inf) ** 0.5 is NaN, where std::pow gives 0.0 and inf), std::pow otherwise
+    return jnp.where(y == 0.5, jnp.sqrt(x), jnp.where(y == -0.5, lax.rsqrt(x), jnp.power(x, y)))
+
+
+@_pow_number.defjvp
+def _pow_number_jvp(primals, tangents):
+    # torch's PowBackward0: exponent * input ** (exponent - 1), that power by the same kernel (0 where exponent == 0)
+    x, y = primals
+    out = _pow_number(x, y)
+    return out, jnp.where(y == 0, jnp.zeros((), out.dtype), y * _pow_number(x, y - 1)) * tangents[0]
+
+
+def pow_number(input, exponent):
+    """input ** exponent for a float tensor and a Python-number exponent, as torch's scalar overload computes
+    it (pow(x, 0.5) is sqrt(x), pow(x, -0.5) is rsqrt(x)); other inputs as `pow`. For the table row of
+    torch.pow(Tensor, Number); a 0-dim tensor exponent takes `pow`, as on torch."""
+    if _is_int(input) or _is_bool(input) or _is_complex(input) or _is_complex(exponent):
+        return pow(input, exponent)
+    _broadcast(input, exponent)
+    return _pow_number(input, exponent)
 
 
 def _pow_refusal():
@@ -276,7 +315,7 @@ def _abs(x):
     return jnp.abs(x)
 
 
-_abs.defjvp(lambda p, t: (jnp.abs(p[0]), jnp.sign(p[0]) * t[0]))  # torch: the gradient at 0 is 0, not 1
+_abs.defjvp(lambda p, t: (jnp.abs(p[0]), sign(p[0]) * t[0]))  # torch: sign(x), so 0 at 0 and at NaN
 
 
 def abs(input):
@@ -292,7 +331,10 @@ def sign(input):
     if _is_complex(input):
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. "
                                   "Please use torch.sgn instead.")
-    return input if _is_bool(input) else jnp.sign(input)
+    if _is_bool(input):
+        return input
+    # torch (CPU): sign(nan) is 0 and sign(-0.0) is 0.0, where jnp.sign gives nan and -0.0
+    return (input > 0).astype(input.dtype) - (input < 0).astype(input.dtype)
 
 
 def sgn(input):

@@ -6,6 +6,7 @@ and raises torch's exception type with torch's message.
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -455,12 +456,13 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     return _split("tensor_split", input, indices_or_sections, dim)
 
 
-def narrow(input, dim, start, length):
-    """input[..., start:start + length, ...] along `dim` (start may be negative)."""
-    if input.ndim == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    d = _dim(dim, input.ndim)
-    n = input.shape[d]
+def _traced(v):
+    return isinstance(v, jax.Array) or hasattr(v, "aval")
+
+
+def narrow_start(shape, d, start, length):
+    """narrow's start in [0, n] for a concrete `start`, or torch's error."""
+    n = shape[d]
     start = int(start)
     if not -n <= start <= n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
@@ -469,20 +471,42 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow(): length must be non-negative.")
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return start
+
+
+def narrow(input, dim, start, length):
+    """input[..., start:start + length, ...] along `dim` (start may be negative). A traced `start` (one
+    program for every value) is not range-checked: like lax.dynamic_slice, it is clamped to fit."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, input.ndim)
+    if _traced(start):
+        start = jnp.where(start < 0, start + input.shape[d], start)
+        return lax.dynamic_slice_in_dim(input, start, int(length), axis=d)
+    start = narrow_start(input.shape, d, start, length)
     return lax.slice_in_dim(input, start, start + length, axis=d)
 
 
+def select_index(shape, d, index):
+    """select's index in [0, n) for a concrete `index`, or torch's error."""
+    n = shape[d]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape)} at "
+                         f"dimension {d}")
+    return index % n
+
+
 def select(input, dim, index):
-    """input[..., index, ...] along `dim`, that dim removed."""
+    """input[..., index, ...] along `dim`, that dim removed. A traced `index` (one program for every value)
+    is not range-checked: like lax.dynamic_index_in_dim, it is clamped to fit."""
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, input.ndim)
-    n = input.shape[d]
-    index = int(index)
-    if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
-                         f"dimension {d}")
-    return lax.index_in_dim(input, index % n, axis=d, keepdims=False)
+    if _traced(index):
+        index = jnp.where(index < 0, index + input.shape[d], index)
+        return lax.dynamic_index_in_dim(input, index, axis=d, keepdims=False)
+    return lax.index_in_dim(input, select_index(input.shape, d, index), axis=d, keepdims=False)
 
 
 def unfold(input, dimension, size, step):

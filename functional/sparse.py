@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-__all__ = ["coo_to_dense", "coo_gather", "coo_segment_sum", "coo_mm", "coo_softmax"]
+__all__ = ["coo_to_dense", "coo_gather", "coo_segment_sum", "coo_mm", "coo_softmax", "blocks_to_dense", "blocks_gather"]
 
 
 def coo_to_dense(indices, values, size):
@@ -39,3 +39,21 @@ def coo_softmax(indices, values, size, dim, log=False):
     dense = jnp.full(size, -jnp.inf, values.dtype).at[tuple(indices)].set(values)
     out = jax.nn.log_softmax(dense, axis=dim) if log else jax.nn.softmax(dense, axis=dim)
     return out[tuple(indices)]
+
+
+def blocks_to_dense(rows, cols, values, size):
+    """The dense (M, N) array of blocked values (nnz, bm, bn) placed at block coordinates (rows, cols): the
+    dense value of a BSR/BSC tensor (CSR/CSC with 1x1 blocks)."""
+    values = values[:, None, None] if values.ndim == 1 else values
+    _, bm, bn = values.shape
+    grid = jnp.zeros((size[0] // bm, size[1] // bn, bm, bn), values.dtype).at[rows, cols].add(values)
+    return grid.transpose(0, 2, 1, 3).reshape(size)
+
+
+def blocks_gather(input, rows, cols, blocksize=None):
+    """The (nnz, bm, bn) blocks of a dense (M, N) array at block coordinates (rows, cols); (nnz,) entries
+    when blocksize is None."""
+    if blocksize is None:
+        return input[rows, cols]
+    (m, n), (bm, bn) = input.shape, blocksize
+    return input.reshape(m // bm, bm, n // bn, bn).transpose(0, 2, 1, 3)[rows, cols]

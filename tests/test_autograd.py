@@ -229,11 +229,18 @@ def test_grad_modes(lib):
 
     with lib.no_grad():
         e = g(x)
+    modes = []
+    for outer in (lib.no_grad, lib.inference_mode):
+        with outer():
+            with lib.inference_mode(False):  # back on, inside either
+                modes += [lib.is_grad_enabled(), lib.is_inference_mode_enabled(), (x * 2).requires_grad,
+                          lib.ones(1).is_inference()]
+            modes += [lib.is_grad_enabled(), lib.is_inference_mode_enabled()]
     lib.set_grad_enabled(False)
     off = lib.is_grad_enabled()
     lib.set_grad_enabled(True)
     return [a.requires_grad, b.requires_grad, c.requires_grad, d.requires_grad, f(x).requires_grad,
-            f2(x).requires_grad, e.requires_grad, inf, off, lib.is_grad_enabled()]
+            f2(x).requires_grad, e.requires_grad, inf, off, lib.is_grad_enabled(), modes]
 
 
 @pytest.mark.parametrize("lib", [torch, facade])

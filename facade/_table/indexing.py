@@ -18,6 +18,7 @@ import numpy as np
 import functional as F
 
 from .. import _dtype as D
+from .. import _host
 from .._dispatch import Op, call, call_inplace
 from .._tensor import _TYPE_NAMES, Tensor
 from ..autograd.grad_mode import STATE
@@ -332,6 +333,72 @@ _SET_ADVANCED = Op("__setitem__", F.setitem, arrays=("input", "indices", "values
                    function=False, grad_name="IndexPutBackward0")
 
 
+def _contiguous_strides(shape):
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n
+    return strides[::-1]
+
+
+def _window(self, index):
+    """(offset, spec) for functional.getitem_window of a basic index, or None where it does not apply
+    (host mode, an empty tensor or slice, a bad step): ints and slice starts become one traced offset."""
+    shape = tuple(self.shape)
+    if _host.ACTIVE or 0 in shape:
+        return None
+    strides = _contiguous_strides(shape)
+    count = sum(1 for it in index if it is not None and it is not Ellipsis)
+    spec, offset, d = [], 0, 0
+    for pos, it in enumerate(index):
+        if it is None:
+            spec.append(None)
+            continue
+        if it is Ellipsis:
+            spec.extend((n, 1) for n in shape[d:d + len(shape) - count])
+            d += len(shape) - count
+            continue
+        n = shape[d]
+        if isinstance(it, int):
+            if not -n <= it < n:  # torch names the position of the item in the index as its dimension
+                raise IndexError(f"index {it} is out of bounds for dimension {pos} with size {n}")
+            offset += it % n * strides[d]
+            spec.append("int")
+        else:
+            if it.step is not None and it.step <= 0:
+                return None  # functional.getitem raises torch's error
+            start, stop, step = it.indices(n)
+            length = len(range(start, stop, step))
+            if length == 0:
+                return None
+            offset += start * strides[d]
+            spec.append((length, step))
+        d += 1
+    spec.extend((n, 1) for n in shape[d:])
+    return offset, tuple(spec)
+
+
+def _window_geometry(g, out, vals, k):
+    """_getitem_geometry of the index a window's (offset, spec) stands for."""
+    shape, offset, items, d = g[0], vals[1], [], 0
+    strides = _contiguous_strides(shape)
+    for it in vals[2]:
+        if it is None:
+            items.append(None)
+            continue
+        start = offset // strides[d] % shape[d]
+        items.append(start if it == "int" else slice(start, start + (it[0] - 1) * it[1] + 1, it[1]))
+        d += 1
+    return _getitem_geometry(g, out, (vals[0], tuple(items)), k)
+
+
+_GET_WINDOW = {name: _rule(Op("__getitem__", F.getitem_window, arrays=("input", "offset"), view=True, saves=(),
+                              method=False, function=False, grad_name=name + "Backward0"), _window_geometry)
+               for name in _GET}
+_SET_WINDOW = Op("__setitem__", F.setitem_window, arrays=("input", "offset", "values"), saves=(), method=False,
+                 function=False, grad_name="CopySlices")
+
+
 def _getitem_kind(self, index, single):
     """torch's grad_fn of a basic index: that of the last view op its items apply."""
     kind = "Alias"
@@ -364,7 +431,11 @@ def __getitem__(self, index):
         return call(_GET_INT, (self, int(index) % n), None)
     if not _is_basic(norm):
         return call(_GET_ADVANCED, (self, norm), None)
-    return call(_GET[_getitem_kind(self, norm, not isinstance(index, tuple))], (self, norm), None)
+    kind = _getitem_kind(self, norm, not isinstance(index, tuple))
+    window = _window(self, norm)  # ints and slice starts are traced: one program serves every value
+    if window is not None:
+        return call(_GET_WINDOW[kind], (self, *window), None)
+    return call(_GET[kind], (self, norm), None)
 
 
 def __setitem__(self, index, value):
@@ -374,6 +445,10 @@ def __setitem__(self, index, value):
     basic = _is_basic(norm)
     if basic and self.requires_grad and self.is_leaf and STATE.enabled:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    window = _window(self, norm) if basic else None
+    if window is not None:
+        call_inplace(_SET_WINDOW, self, (*window, value), None)
+        return
     call_inplace(_SET_BASIC if basic else _SET_ADVANCED, self, (norm, value), None)
 
 

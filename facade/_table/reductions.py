@@ -5,6 +5,7 @@ different autograd node each; `route` picks the row of the overload called.
 """
 
 import functional as F
+from functional.extras import hash_tensor as _hash_tensor
 
 from .._dispatch import Op
 from .._tensor import Tensor
@@ -91,6 +92,7 @@ OPS = [
     Op("all", F.all),
     Op("any", F.any),
     Op("count_nonzero", F.count_nonzero),
+    Op("hash_tensor", _hash_tensor),
     _median("median"),
     _median("nanmedian"),
     _quantile("quantile"),

@@ -9,7 +9,7 @@ are torch's without reading any data (size-1 and expanded dims included).
 import jax
 
 import functional as F
-from functional.shape import infer_size, split_bounds
+from functional.shape import infer_size, narrow_start, select_index, split_bounds
 
 from .. import _dtype as D
 from .._dispatch import Op, call
@@ -132,6 +132,29 @@ def _narrowed(g, out, vals, k):
     d = _w(vals[1], len(g[0]))
     start = int(vals[2])
     return _at(d, start + g[0][d] if start < 0 else start, g, False)
+
+
+def _concrete(input, dim, v):
+    """v as an int, or None where it cannot be checked (a bad dim, a 0-dim input, a traced value)."""
+    if not input.ndim or not isinstance(dim, int) or not -input.ndim <= dim < input.ndim:
+        return None  # the functional function raises torch's error
+    if isinstance(v, jax.core.Tracer) or isinstance(getattr(v, "_data", None), jax.core.Tracer):
+        return None
+    return int(v)
+
+
+def _check_select(vals):  # the index goes in traced (one program for every value): its range is checked here
+    input, dim, index = vals
+    index = _concrete(input, dim, index)
+    if index is not None:
+        select_index(input.shape, _w(dim, input.ndim), index)
+
+
+def _check_narrow(vals):  # the start goes in traced: its range is checked here
+    input, dim, start, length = vals
+    start = _concrete(input, dim, start)
+    if start is not None:
+        narrow_start(input.shape, _w(dim, input.ndim), start, length)
 
 
 def _piece(kind, spec):
@@ -274,8 +297,9 @@ _VIEWS = [
     _rule(Op("expand", F.expand, view=True, saves=(), varargs="size", function=False), _expanded),
     _rule(Op("broadcast_to", F.broadcast_to, view=True, saves=(), varargs="size", grad_name="ExpandBackward0"),
           _expanded),
-    _rule(Op("select", F.select, view=True, saves=()), _selected),
-    _rule(Op("narrow", F.narrow, view=True, saves=(), grad_name="SliceBackward0"), _narrowed),
+    _rule(Op("select", F.select, arrays=("input", "index"), view=True, saves=(), check=_check_select), _selected),
+    _rule(Op("narrow", F.narrow, arrays=("input", "start"), view=True, saves=(), grad_name="SliceBackward0",
+             check=_check_narrow), _narrowed),
     _rule(Op("split", F.split, arrays=("tensor",), view=True, saves=(), route=_route_split),
           _piece("split", lambda v: v[1])),
     _rule(Op("chunk", F.chunk, view=True, saves=(), grad_name="SplitBackward0"), _piece("chunk", lambda v: v[1])),

@@ -111,8 +111,8 @@ class inference_mode(_Mode):
 
     def __enter__(self):
         self._prev = (STATE.enabled, STATE.inference)
-        if self._on:
-            STATE.enabled, STATE.inference = False, True
+        # inference_mode(False) turns both off again, even inside no_grad or inference_mode (as torch's does)
+        STATE.enabled, STATE.inference = (False, True) if self._on else (True, False)
 
     def clone(self):
         return inference_mode(self._on)

@@ -280,6 +280,8 @@ def _run_backward(roots, root_grads, retain_graph, create_graph, inputs, accumul
             grads = buffers.pop(node, None) or [None] * len(node._out_meta)
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads, create_graph)
+            if type(node) is AccumulateGrad and "_grad_dtype" in node.variable.__dict__ and grads[0] is not None:
+                grads = [_in_grad_dtype(node.variable, grads[0])]
             for nr, g in enumerate(grads):
                 i = want.get((node, nr))
                 if i is not None:
@@ -340,7 +342,7 @@ class _Fused:
         while heap:
             _, _, node = heapq.heappop(heap)
             if type(node) is AccumulateGrad:
-                if node.variable._hooks:
+                if node.variable._hooks or "_grad_dtype" in node.variable.__dict__:
                     return None
                 sinks[node] = len(sinks)
                 continue
@@ -446,6 +448,16 @@ class _grad_mode:
 
     def __exit__(self, *exc):
         STATE.enabled = self.prev
+
+
+def _in_grad_dtype(t, g):
+    """A leaf's incoming gradient cast to the grad_dtype the user set on it (None: any dtype)."""
+    dt = t.__dict__["_grad_dtype"]
+    if dt is None:
+        return g
+    if isinstance(g, Tensor):
+        return g if g.dtype is dt else g.to(dt)
+    return g if g.dtype == dt.np else g.astype(dt.np)
 
 
 def _accumulate(t, g, create_graph):

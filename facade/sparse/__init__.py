@@ -4,7 +4,7 @@ A COO tensor here is a Tensor whose array is its dense value, plus the `indices`
 `values` (nnz, *dense_shape) it was made from. torch.sparse's own ops (`mm`, `sum`, `softmax`, `coalesce`)
 work on indices and values; every other op computes on the dense value, so results agree with torch and
 gradients reach `values`, but such results are dense (strided) tensors where torch may keep them sparse.
-CSR/CSC/BSR/BSC layouts are not provided.
+The compressed layouts (CSR/CSC/BSR/BSC) are in _compressed.py, the remaining sparse names in _extra.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .._dispatch import Op, call
 from .._tensor import Tensor
 
-__all__ = ["mm", "sum", "softmax", "log_softmax", "sparse_coo_tensor", "spmm"]
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "sparse_coo_tensor", "spmm"]
 
 _TO_DENSE = {}  # grad_fn name -> the row building a sparse tensor's dense value (torch names it by the maker)
 _GATHER = Op("_sparse_gather", FS.coo_gather, arrays=("input", "indices"), grad_name="IndexBackward0")
@@ -89,36 +89,41 @@ class SparseCOOTensor(Tensor):
         out = call(_IDENTITY, (self,), None)
         return out if dtype is None else out.to(dtype)
 
-    def to_sparse(self, *args, **kwargs):
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        if layout is not None and layout is not _layout():
+            return _to_sparse(self, layout=layout, blocksize=blocksize)
         return self
 
     to_sparse_coo = to_sparse
 
     def __repr__(self, *, tensor_contents=None):
-        from .._tensor_str import PRINT_OPTS, tensor_str
+        return _repr(self, (("indices", self._sp_indices), ("values", self._sp_values)), force_newline=True)
 
-        def body(t, indent):
-            a = np.asarray(t.detach()._host())
-            return tensor_str(a, t.dtype, indent) + ("" if t.numel() else f", size={tuple(t.shape)}")
 
-        text = (f"tensor(indices=tensor({body(self._sp_indices, 22)}),\n"
-                f"       values=tensor({body(self._sp_values, 21)})")
-        suffixes = [f"size={tuple(self.shape)}", f"nnz={self._nnz()}"]
-        if self.dtype not in (D.get_default_dtype(), D.default_complex(), D.int64, D.bool):
-            suffixes.append(f"dtype={self.dtype}")
-        suffixes.append(f"layout={self.layout}")
-        if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self.requires_grad:
-            suffixes.append("requires_grad=True")
-        text += ",\n       " + suffixes[0]  # torch starts a sparse tensor's suffixes on a new line
-        width = 7 + len(suffixes[0])
-        for suffix in suffixes[1:]:
-            if width + len(suffix) + 2 > PRINT_OPTS.linewidth:
-                text, width = text + ",\n       " + suffix, 7 + len(suffix)
-            else:
-                text, width = text + ", " + suffix, width + len(suffix) + 2
-        return text + ")"
+def _repr(t, fields, force_newline):
+    """torch's repr of a sparse tensor: its index and value tensors, then size, nnz, dtype, layout, grad_fn."""
+    from .._tensor_str import PRINT_OPTS, tensor_str
+
+    def body(x, indent):
+        a = np.asarray(x.detach()._host())
+        return tensor_str(a, x.dtype, indent) + ("" if x.numel() else f", size={tuple(x.shape)}")
+
+    text = "tensor(" + ",\n       ".join(f"{name}=tensor({body(x, 15 + len(name))})" for name, x in fields)
+    suffixes = [f"size={tuple(t.shape)}", f"nnz={t._nnz()}"]
+    if t.dtype not in (D.get_default_dtype(), D.default_complex(), D.int64, D.bool):
+        suffixes.append(f"dtype={t.dtype}")
+    suffixes.append(f"layout={t.layout}")
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    width = len(text) - text.rfind("\n") + 1  # as torch's _add_suffixes counts the last line
+    for suffix in suffixes:
+        if force_newline or width + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            text, width, force_newline = text + ",\n       " + suffix, 7 + len(suffix), False
+        else:
+            text, width = text + ", " + suffix, width + len(suffix) + 2
+    return text + ")"
 
 
 def _long(a):
@@ -183,7 +188,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse(sparse_dim=ndim): the nonzero entries of a dense tensor (over its first sparse_dim dims)."""
     if layout is not None and layout is not _layout():
-        raise NotImplementedError(f"to_sparse(layout={layout}): only torch.sparse_coo is supported here")
+        if layout.name not in _compressed.LAYOUT_NAMES or layout.name == "strided":
+            raise RuntimeError(f"to_sparse: expected a sparse layout, got {layout}")
+        return _compressed.to_compressed(self, layout.name, blocksize)
     k = self.ndim if sparse_dim is None else sparse_dim
     if not 0 <= k <= self.ndim:
         raise RuntimeError(f"sparse_dim argument must be in [0, {self.ndim}] range, but {k} is given")
@@ -202,8 +209,8 @@ def _dense_to_dense(self, dtype=None, *, masked_grad=None):
 
 
 def _coo(t, fn):
-    if not isinstance(t, SparseCOOTensor):
-        raise TypeError(f"{fn}: expected a sparse COO tensor, got a {t.layout} tensor")
+    if not isinstance(t, SparseCOOTensor):  # torch's sparse ops coalesce first, so that is what its error names
+        raise RuntimeError(f"coalesce expected sparse coordinate tensor layout but got {_compressed.layout_name(t)}")
     return t
 
 
@@ -221,6 +228,11 @@ def mm(mat1, mat2, reduce="sum"):
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {mat1.shape[1]}, got {mat2.shape[0]}")
     return call(_MM, (mat1._sp_indices, mat1._sp_values, mat2, mat1.shape[0]), None)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2), mat1 sparse (COO or compressed), dense result."""
+    return mat * beta + mm(mat1, mat2) * alpha
 
 
 def spmm(input, mat2):
@@ -274,7 +286,7 @@ def _sparse_mask(self, mask):
 
 def _refuse(name, layout="sparse coordinate tensor"):
     def method(self, *args, **kwargs):
-        raise RuntimeError(f"{name} expected {layout} layout but got Strided")
+        raise RuntimeError(f"{name} expected {layout} layout but got {_compressed.layout_name(self)}")
 
     method.__name__ = name
     return method
@@ -292,4 +304,28 @@ def _install(Tensor):
     for name in ("is_coalesced", "indices", "coalesce"):
         setattr(Tensor, name, _refuse(name))
     Tensor.values = _refuse("values", "sparse tensor")
+    for names, layout in ((("crow_indices", "col_indices"), "sparse row compressed tensor"),
+                          (("ccol_indices", "row_indices"), "sparse column compressed tensor")):
+        for name in names:
+            setattr(Tensor, name, _refuse(name, layout))
+    for name in _compressed.BY_ROW:
+        setattr(Tensor, f"to_{name}", _to_layout(name))
     Tensor.is_sparse_csr = False
+    _extra.install(Tensor)
+
+
+def _to_layout(name):
+    blocked = name in ("sparse_bsr", "sparse_bsc")
+
+    def method(self, *args, dense_dim=None, **kwargs):
+        if dense_dim:
+            raise NotImplementedError(f"to_{name}(dense_dim={dense_dim}): hybrid tensors are not supported here")
+        blocksize = (args[0] if args else kwargs.get("blocksize")) if blocked else None
+        return _compressed.to_compressed(self, name, blocksize)
+
+    method.__name__ = f"to_{name}"
+    method.__doc__ = f"Tensor.to_{name}: see facade.sparse._compressed.to_compressed."
+    return method
+
+
+from . import _compressed, _extra  # noqa: E402  (they build on the COO helpers above)

@@ -40,16 +40,21 @@ def _c(x, v):
 
 
 def relu(input):
-    """max(input, 0); integer inputs stay integer. relu'(0) = 0."""
+    """max(input, 0) like torch's clamp_min: NaN and -0.0 pass through; integer inputs stay integer.
+    relu'(0) = 0, relu'(nan) = 1."""
     _no_bool("relu", input)
-    return jnp.where(input > 0, input, _c(input, 0))
+    return jnp.where((input > 0) | jnp.isnan(input), input,
+                     jnp.where(input < 0, _c(input, 0), jax.lax.stop_gradient(input)))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """input clamped to [min_val, max_val]; the gradient is 0 at and beyond the bounds."""
+    """input clamped to [min_val, max_val] (NaN and a zero equal to a bound pass through, as in torch's
+    clamp); the gradient is 0 at and beyond the bounds."""
     _no_bool("hardtanh", input, "Bool")
     lo, hi = _c(input, min_val), _c(input, max_val)
-    return jnp.where(input <= lo, lo, jnp.where(input >= hi, hi, input))
+    at = (input == lo) | (input == hi)
+    inside = jnp.where(at, jax.lax.stop_gradient(input), input)
+    return jnp.where(input < lo, lo, jnp.where(input > hi, hi, inside))
 
 
 def relu6(input):
@@ -64,9 +69,10 @@ def leaky_relu(input, negative_slope=0.01):
 
 
 def _elu(x, alpha, scale, input_scale):
-    # torch's elu kernel: scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1))
-    neg = _c(x, alpha) * jnp.expm1(jnp.where(x > 0, _c(x, 0), x) * _c(x, input_scale))
-    return _c(x, scale) * jnp.where(x > 0, x, neg)
+    # torch's elu kernel: scale * (x <= 0 ? alpha * (exp(x * input_scale) - 1) : x), so NaN takes the x branch
+    pos = (x > 0) | jnp.isnan(x)
+    neg = _c(x, alpha) * jnp.expm1(jnp.where(pos, _c(x, 0), x) * _c(x, input_scale))
+    return _c(x, scale) * jnp.where(pos, x, neg)
 
 
 def elu(input, alpha=1.0):
@@ -103,7 +109,9 @@ def prelu(input, weight):
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.size} and channel size = {channels}.")
     w = weight.reshape(()) if weight.size == 1 else weight.reshape((channels,) + (1,) * max(input.ndim - 2, 0))
-    return jnp.where(input > 0, input, w * input)
+    # both branches masked, so an inf/NaN weight does not leak 0 * inf = NaN into the other branch's gradient
+    pos = input > 0
+    return jnp.where(pos, input, jnp.where(pos, _c(input, 0), w) * jnp.where(pos, _c(input, 0), input))
 
 
 def rrelu(input, key=None, lower=1.0 / 8, upper=1.0 / 3, training=False):
@@ -187,7 +195,9 @@ def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
     _lambd(input, lambd)
     l_ = _c(input, lambd)
-    return jnp.where(input > l_, input - l_, jnp.where(input < -l_, input + l_, _c(input, 0)))
+    # NaN passes through; a zero result is +0.0 (torch's vectorized loop; its scalar tail gives x * 0)
+    mid = jnp.where(jnp.isnan(input), input, _c(input, 0))
+    return jnp.where(input > l_, input - l_, jnp.where(input < -l_, input + l_, mid))
 
 
 def tanhshrink(input):
@@ -214,10 +224,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def threshold(input, threshold, value):
-    """x where x > threshold, else value; integer inputs stay integer."""
+    """x where x > threshold or x is NaN, else value; integer inputs stay integer."""
     if input.dtype == jnp.bool_:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
-    return jnp.where(input > _c(input, threshold), input, _c(input, value))
+    return jnp.where((input > _c(input, threshold)) | jnp.isnan(input), input, _c(input, value))
 
 
 def _softmax_prep(kernel, input, dim, dtype):

@@ -109,3 +109,46 @@ def binary(dtypes=FLOATS, low=-3.0, high=3.0, scalars=(2.5, 3), mixed=((np.int64
                            arr(rng, (4, 3), dtypes[0], low, high)), dict(kwargs)))
         return out
     return gen
+
+
+# ------------------------------------------------------------------ special values (NaN, +-inf, +-0)
+
+SPECIAL_VALUES = (np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5, 0.5)
+
+
+def _special_like(rng, a):
+    """`a` (a float array) with its values replaced by NaN, +-inf, +-0 and a few ordinary values:
+    each special value appears once where the array has room, the rest drawn at random from them."""
+    if isinstance(a, Arg):
+        return dataclasses.replace(a, value=_special_like(rng, a.value))
+    if not (isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating)):
+        if isinstance(a, (list, tuple)) and any(isinstance(x, (np.ndarray, Arg)) for x in a):
+            return type(a)(_special_like(rng, x) for x in a)
+        return a
+    vals = np.array(SPECIAL_VALUES, a.dtype)
+    flat = rng.choice(vals, a.size)
+    flat[:min(a.size, vals.size)] = rng.permutation(vals)[:a.size]
+    return flat.reshape(a.shape)
+
+
+def _float_size(a):
+    """Elements of the float arrays in a sample argument."""
+    if isinstance(a, Arg):
+        a = a.value
+    if isinstance(a, np.ndarray):
+        return a.size if np.issubdtype(a.dtype, np.floating) else 0
+    if isinstance(a, (list, tuple)):
+        return sum(_float_size(x) for x in a)
+    return 0
+
+
+def float_size(sample):
+    """Elements of a sample's float arrays (arguments and keyword tensors)."""
+    return sum(_float_size(a) for a in (*sample.args, *sample.kwargs.values()))
+
+
+def special_sample(sample, rng):
+    """`sample` with every float array filled with NaN, +-inf, +-0 and ordinary values (shapes, dtypes and
+    all other arguments unchanged): the generic special-values sample of an op (tests/test_special_values.py)."""
+    return Sample(tuple(_special_like(rng, a) for a in sample.args),
+                  {k: _special_like(rng, v) for k, v in sample.kwargs.items()})
