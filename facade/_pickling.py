@@ -455,6 +455,8 @@ class Pickler(pickle._Pickler):
         return NotImplemented
 
     def _reduce_tensor(self, t):
+        if t.is_quantized:
+            raise NotImplementedError("torch.save: quantized tensors cannot be saved here yet (dequantize() first)")
         if t.device.type == "meta":
             return (_rebuild_meta_tensor_no_storage, (t.dtype, tuple(t.shape), tuple(t.stride()), t.requires_grad))
         param = parameter_class()
