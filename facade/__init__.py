@@ -101,46 +101,30 @@ globals().update({d.name: d for d in (*_dtype.ALL, *_dtype.PLACEHOLDERS)})
 globals().update(_creation.LEGACY_CPU)
 globals().update(_layout.LAYOUTS)  # torch.strided, torch.sparse_coo ...
 globals().update(_layout.MEMORY_FORMATS)  # torch.channels_last ...
-from . import version  # noqa: E402
-from ._layout import layout, memory_format  # noqa: E402,F401
-from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
+
+# ------------------------------------------------------------ constants, layouts, version
+from math import e, inf, nan, pi
+
+from . import version
+from ._layout import layout, memory_format
+from .torch_version import TorchVersion as _TorchVersion
 
 __version__ = _TorchVersion(version.__version__)
-from math import e, inf, nan, pi  # noqa: E402
-
 newaxis = None
 
-from . import cuda, fft, hub, linalg, nn, serialization, special  # noqa: E402  (nothing in nn calls an op at import)
-from .serialization import load, save  # noqa: E402
-from .storage import LEGACY as _LEGACY_STORAGES, TypedStorage, UntypedStorage, is_storage  # noqa: E402,F401
+# ------------------------------------------------------------ submodules that define ops (none calls one at import)
+from . import _quantized, cuda, fft, futures, hub, linalg, nn, serialization, sparse, special
+from ._misc import *
+from ._quantized import *  # quantize_per_tensor, torch.qscheme ...
+from ._sym import *
+from .futures import Future
+from .serialization import load, save
+from .sparse import sparse_coo_tensor, spmm
+from .sparse._compressed import *  # sparse_csr_tensor ...
+from .sparse._extra import *  # smm, values_copy ...
+from .storage import LEGACY as _LEGACY_STORAGES, TypedStorage, UntypedStorage, is_storage
 
 globals().update(_LEGACY_STORAGES)
-from . import futures, sparse  # noqa: E402
-from ._misc import *  # noqa: E402,F401,F403
-from ._sym import *  # noqa: E402,F401,F403
-from .futures import Future  # noqa: E402,F401
-from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
-from .sparse._compressed import *  # noqa: E402,F401,F403,I001  (sparse_csr_tensor ...)
-from .sparse._extra import *  # noqa: E402,F401,F403,I001  (smm, values_copy ...)
-
-sparse._install(Tensor)
-from . import _quantized  # noqa: E402
-from ._quantized import *  # noqa: E402,F401,F403  (quantize_per_tensor, torch.qscheme ...)
-
-_quantized._install(Tensor)
-
-_table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special,
-                        "torch.fft": fft, "torch.nn.functional": nn.functional})
-_random.install(Tensor)
-
-from . import optim, overrides, testing, utils  # noqa: E402,F401  (after install: utils.data uses torch.stack and friends)
-from . import profiler  # noqa: E402,F401  (torch.profiler; torch.autograd.profiler aliases it)
-
-from . import __config__, accelerator, backends, compiler, distributed, jit, mps, multiprocessing, onnx, xpu  # noqa: E402,F401,I001,E501
-from ._config import *  # noqa: E402,F401,F403  (threads, matmul precision, determinism ...)
-from . import _dynamo, distributions, library  # noqa: E402,F401,I001  (transformers imports them at the top)
-from ._ops import ops  # noqa: E402,F401,I001
-from ._checks import *  # noqa: E402,F401,F403,I001  (torch._check ...)
 
 
 def is_tensor(obj):
@@ -159,13 +143,25 @@ def numel(input):
     return input.numel()
 
 
-from . import amp, cpu  # noqa: E402,F401  (torch.amp: autocast and GradScaler)
-from .amp import GradScaler, autocast  # noqa: E402,F401
-from .amp import _state as _amp_state  # noqa: E402
+# ------------------------------------------------------------ the op table onto torch.*, Tensor, submodules
+sparse._install(Tensor)
+_quantized._install(Tensor)
+_table.install(Tensor, {"torch": _sys.modules[__name__], "torch.linalg": linalg, "torch.special": special,
+                        "torch.fft": fft, "torch.nn.functional": nn.functional})
+_random.install(Tensor)
+
+# ------------------------------------------------------------ after install (utils.data uses torch.stack ...)
+from . import optim, overrides, profiler, testing, utils
+from . import __config__, accelerator, amp, backends, compiler, cpu, distributed, jit, mps, multiprocessing, onnx, xpu
+from . import _dynamo, distributions, library  # transformers imports them at the top
+from . import _extras
+from ._checks import *  # torch._check ...
+from ._config import *  # threads, matmul precision, determinism ...
+from ._extras import *  # anomaly flags, Stream/Event, fork/wait, legacy norms ...
+from ._extras2 import *  # histogramdd, SyncBatchNorm's batch_norm_* kernels
+from ._ops import ops
+from .amp import GradScaler, autocast
+from .amp import _state as _amp_state
 
 globals().update({n: getattr(_amp_state, n) for n in _amp_state.__all__})  # torch.is_autocast_enabled ...
-
-from . import _extras  # noqa: E402  (anomaly flags, Stream/Event, fork/wait, legacy norms ...)
-from ._extras import *  # noqa: E402,F401,F403
-
 _extras.install(Tensor)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import jax
+
 from . import _creation as C
 from . import _dtype as D
 from . import linalg as _LA
@@ -20,7 +22,7 @@ from .jit import fork, wait  # torch.fork / torch.wait are torch.jit's
 __all__ = ["is_anomaly_enabled", "set_anomaly_enabled", "is_anomaly_check_nan_enabled", "cudnn_is_acceptable",
            "is_vulkan_available", "Stream", "Event", "fork", "wait", "sym_constrain_range",
            "sym_constrain_range_for_size", "slice_inverse", "frobenius_norm", "nuclear_norm", "native_norm",
-           "norm_except_dim", "combinations", "is_inference"]
+           "norm_except_dim", "combinations", "is_inference", "cond"]
 
 _INT64_MAX = 2**63 - 1
 
@@ -237,6 +239,19 @@ def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     """torch.slice_inverse: the inverse view of `input = src[start:end:step]` along `dim`, a view of input's
     storage with src's sizes, strides and offset (functionalization's view replay)."""
     return input.as_strided(tuple(src.shape), src.stride(), src.storage_offset())
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """torch.cond, eagerly: the branch `pred` picks, called on `operands` (traced cond is the compile issue's)."""
+    if isinstance(pred, Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+        leaves = jax.tree_util.tree_leaves(operands, is_leaf=lambda v: isinstance(v, Tensor))
+        if not all(isinstance(v, Tensor) for v in leaves):
+            raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple that only consists "
+                               f"of tensor leaves, but got {operands}.")
+        pred = bool(pred.item())
+    return (true_fn if pred else false_fn)(*operands)
 
 
 def combinations(input, r=2, with_replacement=False):

@@ -321,3 +321,17 @@ def test_volatile_and_reinforce():
         with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
             t.volatile = True
     _same(lambda lib: lib.ones(2).reinforce(1))
+
+
+@pytest.mark.parametrize("pred", [True, 0, "tensor_true", "tensor_false", "tensor_two"])
+def test_cond_runs_the_chosen_branch_eagerly(pred):
+    def run(lib):
+        p = {"tensor_true": lib.tensor(True), "tensor_false": lib.tensor([0.0]),
+             "tensor_two": lib.tensor([True, False])}.get(pred, pred) if isinstance(pred, str) else pred
+        x = lib.arange(3.0, requires_grad=True)
+        s = lib.tensor(2.0) if pred != "tensor_two" else 2.0  # a tensor pred takes only tensor operands
+        y = lib.cond(p, lambda t, s: (t * s).sin(), lambda t, s: t - s, (x, s))
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist()
+
+    _same(run)

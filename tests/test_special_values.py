@@ -9,6 +9,7 @@ differs, the op is named below with the reason.
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -26,8 +27,126 @@ ZERO_SIGN_VARIES = {**dict.fromkeys(_TORCH_ZERO_SIGN_VARIES, "torch's zero sign 
                     "nn.functional.softshrink": "torch's vectorized loop gives +0.0 between the bounds, its scalar "
                                                 "tail x * 0 (-0.0 for negative x); facade gives +0.0"}
 
-# facade differs from torch on this sample: xfail (strict) with the reason
-XFAIL: dict[str, str] = {}
+# remaining differences (issue 11 item 4, not yet fixed unless the reason says torch is the odd one):
+# op name -> reason; strict xfail, so a fix shows up as XPASS
+_RAISES = ("torch's kernel raises on non-finite input; facade's XLA path returns NaN (a host-side value check "
+           "would be a device sync, issue 11 item 5)")
+XFAIL: dict[str, str] = {
+    'Tensor.igamma': 'NaN positions differ from torch (not yet fixed)',
+    'adaptive_avg_pool1d': 'NaN positions differ from torch (not yet fixed)',
+    'conv_transpose1d': 'NaN positions differ from torch (not yet fixed)',
+    'ctc_loss': 'NaN positions differ from torch (not yet fixed)',
+    'fft.fft': 'NaN positions differ from torch (not yet fixed)',
+    'fft.hfftn': 'NaN positions differ from torch (not yet fixed)',
+    'fft.ifft': 'NaN positions differ from torch (not yet fixed)',
+    'fft.ihfft': 'NaN positions differ from torch (not yet fixed)',
+    'fft.irfftn': 'NaN positions differ from torch (not yet fixed)',
+    'fft.rfft': 'NaN positions differ from torch (not yet fixed)',
+    'geqrf[householder_product]': 'NaN positions differ from torch (not yet fixed)',
+    'grid_sample[jit]': 'NaN positions differ from torch (not yet fixed)',
+    'grid_sampler': 'NaN positions differ from torch (not yet fixed)',
+    'igamma': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.cholesky_ex': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.cond': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.eigvals': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.lu': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.lu_factor': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.lu_factor_ex': 'NaN positions differ from torch (not yet fixed)',
+    'linalg.qr': 'NaN positions differ from torch (not yet fixed)',
+    'lu_unpack[legacy]': 'NaN positions differ from torch (not yet fixed)',
+    'margin_ranking_loss': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.adaptive_avg_pool1d': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.adaptive_avg_pool2d': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.adaptive_avg_pool3d': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.conv_transpose1d': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.conv_transpose2d': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.conv_transpose3d': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.ctc_loss': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.grid_sample': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.hardswish': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.interpolate': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.margin_ranking_loss': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.multi_margin_loss': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.normalize': 'NaN positions differ from torch (not yet fixed)',
+    'nn.functional.triplet_margin_loss': 'NaN positions differ from torch (not yet fixed)',
+    'qr': 'NaN positions differ from torch (not yet fixed)',
+    'special.bessel_j0': 'NaN positions differ from torch (not yet fixed)',
+    'special.gammainc': 'NaN positions differ from torch (not yet fixed)',
+    'special.modified_bessel_k0': 'NaN positions differ from torch (not yet fixed)',
+    'special.modified_bessel_k1': 'NaN positions differ from torch (not yet fixed)',
+    'special.scaled_modified_bessel_k0': 'NaN positions differ from torch (not yet fixed)',
+    'special.scaled_modified_bessel_k1': 'NaN positions differ from torch (not yet fixed)',
+    'special.spherical_bessel_j0': 'NaN positions differ from torch (not yet fixed)',
+    'special.zeta': 'NaN positions differ from torch (not yet fixed)',
+    'triplet_margin_loss': 'NaN positions differ from torch (not yet fixed)',
+    'Tensor.digamma': "gradient NaN where torch's is finite (not yet fixed)",
+    'Tensor.polygamma': "gradient NaN where torch's is finite (not yet fixed)",
+    'conv2d': "gradient NaN where torch's is finite (not yet fixed)",
+    'cumprod': "gradient NaN where torch's is finite (not yet fixed)",
+    'digamma': "gradient NaN where torch's is finite (not yet fixed)",
+    'linalg.vector_norm': "gradient NaN where torch's is finite (not yet fixed)",
+    'nn.functional.conv1d': "gradient NaN where torch's is finite (not yet fixed)",
+    'nn.functional.conv2d': "gradient NaN where torch's is finite (not yet fixed)",
+    'nn.functional.huber_loss': "gradient NaN where torch's is finite (not yet fixed)",
+    'nn.functional.smooth_l1_loss': "gradient NaN where torch's is finite (not yet fixed)",
+    'polygamma': "gradient NaN where torch's is finite (not yet fixed)",
+    'renorm': "gradient NaN where torch's is finite (not yet fixed)",
+    'special.digamma': "gradient NaN where torch's is finite (not yet fixed)",
+    'special.polygamma': "gradient NaN where torch's is finite (not yet fixed)",
+    'special.psi': "gradient NaN where torch's is finite (not yet fixed)",
+    'Tensor.i0': 'gradient differs from torch at special values (not yet fixed)',
+    'i0': 'gradient differs from torch at special values (not yet fixed)',
+    'logaddexp': 'gradient differs from torch at special values (not yet fixed)',
+    'logaddexp2': 'gradient differs from torch at special values (not yet fixed)',
+    'logcumsumexp': 'gradient differs from torch at special values (not yet fixed)',
+    'max_pool3d': 'gradient differs from torch at special values (not yet fixed)',
+    'nn.functional.hardsigmoid': 'gradient differs from torch at special values (not yet fixed)',
+    'nn.functional.l1_loss': 'gradient differs from torch at special values (not yet fixed)',
+    'nn.functional.max_pool3d': 'gradient differs from torch at special values (not yet fixed)',
+    'rnn_relu': 'gradient differs from torch at special values (not yet fixed)',
+    'special.i0': 'gradient differs from torch at special values (not yet fixed)',
+    'linalg.slogdet': 'infinities differ from torch (not yet fixed)',
+    'mode': 'infinities differ from torch (not yet fixed)',
+    'slogdet': 'infinities differ from torch (not yet fixed)',
+    'Tensor.histc': _RAISES,
+    'Tensor.histogram': _RAISES,
+    'histc': _RAISES,
+    'histogram': _RAISES,
+    'linalg.eig[invariants]': _RAISES,
+    'linalg.lstsq': _RAISES,
+    'linalg.lu_solve': _RAISES,
+    'Tensor.svd': _RAISES,
+    'cholesky_inverse': _RAISES,
+    'linalg.eigh': _RAISES,
+    'linalg.eigvalsh': _RAISES,
+    'linalg.matrix_norm': _RAISES,
+    'linalg.matrix_rank': _RAISES,
+    'linalg.pinv': _RAISES,
+    'linalg.svd': _RAISES,
+    'linalg.svdvals': _RAISES,
+    'pinverse': _RAISES,
+    'svd': _RAISES,
+    'Tensor.kthvalue': 'values differ from torch (not yet fixed)',
+    'Tensor.topk': 'values differ from torch (not yet fixed)',
+    'bucketize': 'values differ from torch (not yet fixed)',
+    'kthvalue': 'values differ from torch (not yet fixed)',
+    'searchsorted': 'values differ from torch (not yet fixed)',
+    'topk': 'values differ from torch (not yet fixed)',
+    'cholesky': "torch's LAPACK refuses this special-valued matrix (LinAlgError); facade accepts it",
+    'linalg.cholesky': "torch's LAPACK refuses this special-valued matrix (LinAlgError); facade accepts it",
+    'Tensor.scatter_reduce_': 'zero sign differs from torch (not yet fixed)',
+    'aminmax': 'zero sign differs from torch (not yet fixed)',
+    'max_pool1d': 'zero sign differs from torch (not yet fixed)',
+    'max_pool2d': 'zero sign differs from torch (not yet fixed)',
+    'nn.functional.batch_norm': 'zero sign differs from torch (not yet fixed)',
+    'nn.functional.logsigmoid': 'zero sign differs from torch (not yet fixed)',
+    'nn.functional.max_pool2d': 'zero sign differs from torch (not yet fixed)',
+    'special.entr': 'zero sign differs from torch (not yet fixed)',
+    'special.i1': 'zero sign differs from torch (not yet fixed)',
+    'special.i1e': 'zero sign differs from torch (not yet fixed)',
+    'special.modified_bessel_i1': 'zero sign differs from torch (not yet fixed)',
+    'unique': 'zero sign differs from torch (not yet fixed)',
+}
 
 # torch's gradient at a NaN input depends on its loop (0 in vectorized lanes, 1 in the scalar tail):
 # the gradient is compared everywhere except at NaN inputs
@@ -40,10 +159,13 @@ GRAD_SKIP: dict[str, str] = {}
 
 
 def _ops():
+    count = Counter(info.name for info in opinfo.OPS)
     for i, info in enumerate(opinfo.OPS):
         if not any(opinfo.float_size(s) for s in info.samples(np.random.default_rng(0))):
             continue
-        marks = [pytest.mark.xfail(reason=XFAIL[info.name], strict=True)] if info.name in XFAIL else []
+        # strict, except for a name with several table entries (e.g. float16 variants) that not all fail
+        marks = ([pytest.mark.xfail(reason=XFAIL[info.name], strict=count[info.name] == 1)]
+                 if info.name in XFAIL else [])
         yield pytest.param(info, id=f"special-{info.name}-{i}", marks=marks)
 
 

@@ -155,7 +155,8 @@ OPS = [
                inplace_dunders=("__imod__",)),
     _overloads("fmod", F.fmod, _BINARY, {(True, True): "FmodBackward1", (True, False): "FmodBackward0"},
                arrays=("input", "other"), promote="all", inplace=True),
-    _overloads("pow", F.pow, _tensors((0, "input"), (1, "exponent")), _POW, arrays=("input", "exponent"),
+    _overloads("pow", F.pow, _tensors((0, "input"), (1, "exponent")),  # a number exponent: torch's scalar kernel
+               {**_POW, (True, False): dict(grad_name="PowBackward0", fn=F.pow_number)}, arrays=("input", "exponent"),
                promote="all", inplace=True, check=_check_pow, dunders=("__pow__",), rdunders=("__rpow__",),
                inplace_dunders=("__ipow__",)),
     _overloads("float_power", F.float_power, _tensors((0, "input"), (1, "exponent")), _POW,

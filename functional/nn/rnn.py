@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from ..core import prng_key
 from ..linalg import _hi
+from .activation import relu
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "recurrent", "rnn_tanh", "rnn_relu", "lstm",
            "gru", "rnn_tanh_data", "rnn_relu_data", "lstm_data", "gru_data"]
@@ -54,7 +55,7 @@ def _step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
         n = jnp.tanh(i_n + r * h_n)
         return n + z * (h - n), c
     pre = gi + gh
-    return (jnp.tanh(pre) if mode == "RNN_TANH" else jax.nn.relu(pre)), c
+    return (jnp.tanh(pre) if mode == "RNN_TANH" else relu(pre)), c
 
 
 def _check_cell(chunks, input, hx, w_ih, w_hh):
