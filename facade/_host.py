@@ -100,6 +100,15 @@ def _pow(input, exponent):
     return np.where(neg, np.where(input == 1, 1, np.where(input == -1, np.where(exponent % 2 == 0, 1, -1), 0)), pos)
 
 
+def _pow_number(input, exponent):
+    """torch.pow(Tensor, Number), as functional.pow_number: torch's scalar kernel takes sqrt / rsqrt for +-0.5."""
+    if np.issubdtype(input.dtype, np.floating) and np.ndim(exponent) == 0 and float(exponent) in (0.5, -0.5):
+        with np.errstate(all="ignore"):
+            root = np.sqrt(input)
+            return (root if exponent > 0 else 1 / root).astype(input.dtype)
+    return _pow(input, exponent)
+
+
 def _div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return np.true_divide(input, other)
@@ -296,6 +305,7 @@ _NUMPY = {
     "remainder": _remainder,
     "fmod": lambda input, other: np.fmod(input, other),
     "pow": _pow,
+    "pow_number": _pow_number,
     "neg": lambda input: np.negative(input),
     "positive": lambda input: input,
     "abs": lambda input: np.abs(input),
