@@ -99,6 +99,7 @@ _DEFAULTS = [("get_default_dtype", "set_default_dtype"), ("get_default_device", 
              ("is_warn_always_enabled", "set_warn_always"),
              ("get_deterministic_debug_mode", "set_deterministic_debug_mode"),
              ("is_anomaly_enabled", "set_anomaly_enabled")]
+_SDP = [(f"{k}_sdp_enabled", f"enable_{k}_sdp") for k in ("flash", "mem_efficient", "math", "cudnn")]
 _BACKEND_FLAGS = ["backends.cudnn.enabled", "backends.cudnn.benchmark", "backends.cudnn.deterministic",
                   "backends.cudnn.allow_tf32", "backends.cuda.matmul.allow_tf32",
                   "backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
@@ -111,6 +112,13 @@ def _deterministic(lib):
              lambda: (lib.are_deterministic_algorithms_enabled(), lib.is_deterministic_algorithms_warn_only_enabled()),
              lambda v: lib.use_deterministic_algorithms(v[0], warn_only=v[1]))
             ] if hasattr(lib, "use_deterministic_algorithms") else []
+
+
+def _preferred_libraries(lib):
+    """backends.cuda.preferred_linalg_library() / preferred_blas_library(): getters that set when given a value."""
+    cuda = getattr(getattr(lib, "backends", None), "cuda", None)
+    return [(f"{lib.__name__}.backends.cuda.{name}()", getattr(cuda, name), getattr(cuda, name))
+            for name in ("preferred_linalg_library", "preferred_blas_library") if hasattr(cuda, name)]
 
 
 def _print_options(lib, opts):
@@ -156,6 +164,12 @@ def _state_rows():
     for lib in (torch, facade):
         rows += _getter_setter(lib, lib.__name__, _GRAD_MODES + _DEFAULTS)
         rows += _deterministic(lib) + _autocast(lib) + _flags(lib, lib.__name__, _BACKEND_FLAGS)
+        rows += _preferred_libraries(lib)
+        backends = getattr(lib, "backends", None)
+        if backends is not None:
+            rows += _getter_setter(backends.cuda, f"{lib.__name__}.backends.cuda", _SDP)
+            rows += _getter_setter(backends.mha, f"{lib.__name__}.backends.mha",
+                                   [("get_fastpath_enabled", "set_fastpath_enabled")])
     rows += _print_options(torch, torch._tensor_str.PRINT_OPTS) + _print_options(facade, _tensor_str.PRINT_OPTS)
     return rows
 

@@ -267,7 +267,11 @@ def test_backend_queries():
 
 @pytest.mark.parametrize("backend", ["cusolver", "foo", 1, "default"])
 def test_preferred_linalg_library(backend):
-    same(lambda t: repr(t.backends.cuda.preferred_linalg_library(backend)))
+    try:
+        same(lambda t: repr(t.backends.cuda.preferred_linalg_library(backend)))
+    finally:
+        for t in (torch, facade):
+            t.backends.cuda.preferred_linalg_library("default")
 
 
 def test_sdp_toggles_and_contexts():
