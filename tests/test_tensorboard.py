@@ -101,9 +101,9 @@ def test_context_manager_and_reopen(tmp_path):
     assert w.all_writers is None  # closed by the with block
     w.add_scalar("a", 2.0, 1)  # writing again reopens a new event file, as torch does
     w.close()
-    values = [v["simpleValue"] for evs in _runs(tmp_path).values() for e in evs
-              for v in e.get("summary", {}).get("value", [])]
-    assert values == [1.0, 2.0]
+    values = sorted((int(e.get("step", 0)), v["simpleValue"]) for evs in _runs(tmp_path).values() for e in evs
+                    for v in e.get("summary", {}).get("value", []))  # two files: within a second, names sort by uid
+    assert values == [(0, 1.0), (1, 2.0)]
 
 
 def test_tensor_inputs_need_no_compile(tmp_path):
