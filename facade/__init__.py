@@ -153,7 +153,7 @@ _random.install(Tensor)
 # ------------------------------------------------------------ after install (utils.data uses torch.stack ...)
 from . import optim, overrides, profiler, testing, utils
 from . import __config__, accelerator, amp, backends, compiler, cpu, distributed, jit, mps, multiprocessing, onnx, xpu
-from . import _dynamo, distributions, library  # transformers imports them at the top
+from . import _dynamo, distributions, export, library  # transformers imports them at the top
 from . import _extras
 from ._checks import *  # torch._check ...
 from ._config import *  # threads, matmul precision, determinism ...

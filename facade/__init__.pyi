@@ -10,6 +10,7 @@ from facade import cpu as cpu
 from facade import cuda as cuda
 from facade import distributed as distributed
 from facade import distributions as distributions
+from facade import export as export
 from facade import fft as fft
 from facade import futures as futures
 from facade import hub as hub

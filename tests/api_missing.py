@@ -36,6 +36,9 @@ MISSING = {
             "SymBoolType", "SymIntType", "TensorType", "TupleType", "UnionType",
         ], "TorchScript type or object (C++ JIT internals; no TorchScript here)"),
         **dict.fromkeys([
+            "FatalError",
+        ], "TorchScript's C++ exception type (no TorchScript here)"),
+        **dict.fromkeys([
             "cudnn_affine_grid_generator", "cudnn_batch_norm", "cudnn_convolution", "cudnn_convolution_add_relu",
             "cudnn_convolution_relu", "cudnn_convolution_transpose", "cudnn_grid_sampler",
             "fbgemm_linear_fp16_weight", "fbgemm_linear_fp16_weight_fp32_activation", "fbgemm_linear_int8_weight",
@@ -46,41 +49,35 @@ MISSING = {
             "mkldnn_max_pool3d", "mkldnn_rnn_layer",
         ], "cuDNN/MIOpen/MKLDNN/FBGEMM/vendor backend-specific kernel or flag"),
         **dict.fromkeys([
+            "lobpcg",
+        ], "not yet: a sparse iterative eigensolver, rarely used by scripts"),
+        **dict.fromkeys([
             "fbgemm_linear_quantize_weight", "fbgemm_pack_quantized_matrix", "fused_moving_avg_obs_fake_quant",
             "quantized_gru_cell", "quantized_lstm_cell", "quantized_rnn_relu_cell", "quantized_rnn_tanh_cell",
         ], "quantized tensors are not supported"),
         **dict.fromkeys([
-            "resize_as_sparse_",
-        ], "torch.resize_as_sparse_ (function form) is not provided; Tensor.resize_as_sparse_ is"),
-        **dict.fromkeys([
-            "cpp",
-        ], "torch.cpp: bindings of the C++ frontend's nn modules (no C++ frontend here)"),
+            "embedding_bag",
+        ], "the ATen 4-tuple (offset2bag, bag_size, max_indices) differs by backend in torch; F.embedding_bag works"),
         **dict.fromkeys([
             "compile", "vmap",
         ], "torch.compile and torch.func's vmap belong to the compile issue"),
         **dict.fromkeys([
-            "export",
-        ], "torch.export belongs to the export issue"),
+            "cpp",
+        ], "torch.cpp: bindings of the C++ frontend's nn modules (no C++ frontend here)"),
         **dict.fromkeys([
-            "FatalError",
-        ], "TorchScript's C++ exception type (no TorchScript here)"),
-        **dict.fromkeys([
-            "embedding_bag",
-        ], "the ATen 4-tuple (offset2bag, bag_size, max_indices) differs by backend in torch; F.embedding_bag works"),
-        **dict.fromkeys([
-            "lobpcg",
-        ], "not yet: a sparse iterative eigensolver, rarely used by scripts"),
+            "resize_as_sparse_",
+        ], "torch.resize_as_sparse_ (function form) is not provided; Tensor.resize_as_sparse_ is"),
     },
     "torch.Tensor": {
-        **dict.fromkeys([
-            "to_padded_tensor",
-        ], "nested tensors are not supported"),
         **dict.fromkeys([
             "chalf",
         ], "JAX has no complex32 arrays (the torch.chalf dtype object exists)"),
         **dict.fromkeys([
             "index",
         ], "first-class dimensions (functorch.dim) are not supported"),
+        **dict.fromkeys([
+            "to_padded_tensor",
+        ], "nested tensors are not supported"),
         **dict.fromkeys([
             "to_mkldnn",
         ], "the MKLDNN tensor layout is not modelled (XLA picks layouts itself)"),
@@ -91,11 +88,11 @@ MISSING = {
     },
     "torch.linalg": {
         **dict.fromkeys([
-            "common_notes",
-        ], "docstring fragments of torch.linalg, not API"),
-        **dict.fromkeys([
             "ldl_factor", "ldl_factor_ex", "ldl_solve",
         ], "LAPACK's Bunch-Kaufman pivoting (sytrf) has no JAX counterpart yet"),
+        **dict.fromkeys([
+            "common_notes",
+        ], "docstring fragments of torch.linalg, not API"),
     },
     "torch.special": {
     },
@@ -110,6 +107,11 @@ MISSING = {
             "reset_peak_host_memory_stats", "use_mem_pool",
         ], "CUDA caching-allocator internals; XLA's allocator is not torch's"),
         **dict.fromkeys([
+            "can_device_access_peer", "default_generators", "get_per_process_memory_fraction", "has_half", "memory",
+            "memory_stats_as_nested_dict", "memory_usage", "profiler", "random", "reset_max_memory_cached",
+            "set_per_process_memory_fraction", "sparse",
+        ], "CUDA runtime internals with no JAX counterpart (XLA sets memory fraction at start-up; one generator)"),
+        **dict.fromkeys([
             "CudaError", "DeferredCudaCallError", "ExternalStream", "check_error", "cudaStatus", "cudart",
             "current_blas_handle", "current_solver_handle", "get_gencode_flags", "get_stream_from_external",
             "get_sync_debug_mode", "has_magma", "jiterator", "nccl", "nvtx", "set_sync_debug_mode", "tunable",
@@ -122,11 +124,6 @@ MISSING = {
             "ComplexFloatStorage", "DoubleStorage", "FloatStorage", "HalfStorage", "IntStorage", "LongStorage",
             "ShortStorage",
         ], "legacy typed storages are not modelled (Tensor.untyped_storage is)"),
-        **dict.fromkeys([
-            "can_device_access_peer", "default_generators", "get_per_process_memory_fraction", "has_half", "memory",
-            "memory_stats_as_nested_dict", "memory_usage", "profiler", "random", "reset_max_memory_cached",
-            "set_per_process_memory_fraction", "sparse",
-        ], "CUDA runtime internals with no JAX counterpart (XLA sets memory fraction at start-up; one generator)"),
     },
     "torch.utils.data": {
         **dict.fromkeys([
