@@ -131,10 +131,11 @@ def test_add_embedding_files_equal_torch(tmp_path):
         with lib.utils.tensorboard.SummaryWriter(str(tmp_path / lib.__name__)) as w:
             w.add_embedding(lib.tensor(mat), metadata=list("abcde"), global_step=2, tag="emb/x")
             w.add_embedding(lib.tensor(mat), label_img=lib.tensor(IMAGES[:1].repeat(5, 0)), global_step=3)
+            w.add_embedding(lib.tensor(mat), label_img=lib.tensor(IMAGE[None, :, :5].repeat(5, 0)), global_step=4)
     for f in ("00002/emb%2fx/tensors.tsv", "00002/emb%2fx/metadata.tsv", "00003/default/tensors.tsv"):
         assert (tmp_path / "facade" / f).read_text() == (tmp_path / "torch" / f).read_text()
-    sprite = "00003/default/sprite.png"
-    assert (tmp_path / "facade" / sprite).read_bytes() == (tmp_path / "torch" / sprite).read_bytes()
+    for sprite in ("00003/default/sprite.png", "00004/default/sprite.png"):  # square padding is black, not garbage
+        assert (tmp_path / "facade" / sprite).read_bytes() == (tmp_path / "torch" / sprite).read_bytes()
     cfg = lambda p: re.sub(r"\s+", " ", (p / "projector_config.pbtxt").read_text()).strip()  # noqa: E731
     assert cfg(tmp_path / "facade") == cfg(tmp_path / "torch")
 

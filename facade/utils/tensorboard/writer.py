@@ -9,10 +9,13 @@ facade Tensors into numpy arrays before they reach tensorboardX.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import socket
 import time
 from datetime import datetime
+
+import numpy as np
 
 from ._tbx import embedding, proto, summary, tbx, to_numpy, utils
 
@@ -225,7 +228,7 @@ class SummaryWriter:
         if label_img is not None:
             if mat.shape[0] != label_img.shape[0]:
                 raise AssertionError("#images should equal with #data points")
-            embedding.make_sprite(label_img, save_path)
+            _make_sprite(label_img, save_path)
         if mat.ndim != 2:
             raise AssertionError("mat should be 2D, where mat.size(0) is the number of data points")
         embedding.make_mat(mat, save_path)
@@ -255,6 +258,19 @@ class SummaryWriter:
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         self.close()
+
+
+def _make_sprite(label_img, save_path):
+    """sprite.png as torch writes it: ceil(sqrt(N)) images per row, padded square with black.
+
+    tensorboardX's make_sprite pads with uninitialised memory (`np.ndarray`) and picks the row length from the
+    pixel count, so its bytes differ from torch's and from run to run."""
+    from PIL import Image
+
+    grid = utils.make_grid(label_img, ncols=math.ceil(label_img.shape[0] ** 0.5)).transpose(1, 2, 0)
+    square = np.zeros((grid.shape[1], grid.shape[1], 3))
+    square[:grid.shape[0]] = grid
+    Image.fromarray(np.uint8((square * 255).clip(0, 255))).save(os.path.join(save_path, "sprite.png"), format="PNG")
 
 
 def _embedding_info(metadata, label_img, subdir, global_step, tag):
