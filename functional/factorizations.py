@@ -4,7 +4,10 @@ ormqr), cond, tensorinv/tensorsolve, vander and vecdot; and the torch-level help
 them (block_diag, cartesian_prod, cov, corrcoef, dist, trapezoid, tril/triu_indices, renorm).
 
 Pivots are torch's (LAPACK's): int32, 1-based, row i swapped with row pivots[i] in turn.
-Triangular solves read only the triangle torch reads, so gradients stay in it.
+Triangular solves read only the triangle torch reads, so gradients stay in it; the Cholesky solves'
+gradient w.r.t. the factor is torch's, on the whole matrix. ormqr is jnp reflector updates, and
+householder_product (LAPACK's orgqr through lax, which has no derivative rule) is differentiated
+through the same updates, so their gradients are autodiff's; geqrf's backward raises, as torch's.
 """
 
 import math
@@ -157,18 +160,56 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     return X, jnp.broadcast_to(A, X.shape[:-2] + A.shape[-2:])
 
 
+def _cholesky_solve(B, L, upper):
+    """A^-1 B for A = L L^H (U^H U): solved with the triangle of L that torch reads, but differentiated
+    (to every order, by `custom_linear_solve`) through A built from the whole of L, as torch's gradient is."""
+    B, L = _batched(B, L)
+
+    def matvec(x):
+        return jnp.matmul(_mH(L), jnp.matmul(L, x)) if upper else jnp.matmul(L, jnp.matmul(_mH(L), x))
+
+    def solve(_, b):
+        if upper:
+            return _tri_solve(L, _tri_solve(L, b, upper=True, adjoint=True), upper=True)
+        return _tri_solve(L, _tri_solve(L, b, upper=False), upper=False, adjoint=True)
+
+    def transpose_solve(_, b):  # A^T = conj(A) for Hermitian A
+        return jnp.conj(solve(None, jnp.conj(b)))
+
+    return lax.custom_linear_solve(matvec, B, solve, transpose_solve)
+
+
+def _lapack(A, kernel):
+    """torch's error for a dtype its LAPACK `kernel` has no version of (integers, bool, half types)."""
+    if not jnp.issubdtype(A.dtype, jnp.inexact) or A.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(A.dtype)}'")
+
+
 @_highest
 def cholesky_solve(input, input2, upper=False):
-    """X with A X = input for A = L L^H (U^H U when upper), given its Cholesky factor input2."""
-    if upper:
-        Y = _tri_solve(input2, input, upper=True, adjoint=True)
-        return _tri_solve(input2, Y, upper=True)
-    Y = _tri_solve(input2, input, upper=False)
-    return _tri_solve(input2, Y, upper=False, adjoint=True)
+    """X with A X = input for A = L L^H (U^H U when upper), given its Cholesky factor input2
+    (only its lower (upper) triangle is read; the gradient w.r.t. it is torch's, on the whole matrix)."""
+    for name, t in (("b", input), ("u", input2)):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
+    if input.dtype != input2.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_name(input.dtype)} and A "
+                           f"of type {_name(input2.dtype)} instead.")
+    if input2.shape[-1] != input2.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {input2.shape[-2]} by "
+                           f"{input2.shape[-1]} matrices")
+    if input.shape[-2] != input2.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {input2.shape[-2]} by "
+                           f"{input2.shape[-1]} but each b matrix is {input.shape[-2]} by {input.shape[-1]}")
+    _broadcast(input.shape[:-2], input2.shape[:-2])
+    _lapack(input, "cholesky_solve_cpu")
+    return _cholesky_solve(input, input2, upper)
 
 
 def cholesky_inverse(input, upper=False):
     """The inverse of A = L L^H (U^H U when upper) from its Cholesky factor."""
+    _square(input, "cholesky_inverse", floating=False)
+    _lapack(input, "cholesky_inverse_out_cpu")
     eye = jnp.broadcast_to(jnp.eye(input.shape[-1], dtype=input.dtype), input.shape)
     return cholesky_solve(eye, input, upper)
 
@@ -188,6 +229,36 @@ def eigvals(A):
     return jnp.linalg.eigvals(A)
 
 
+def _householder_update(C, t, vw):
+    """C - t vw, except where t == 0 and vw is not finite: LAPACK's dlarf skips a reflector with tau = 0, so
+    0 * inf gives no NaN there. (A `where` on t would cut the derivative in t at t = 0.)"""
+    return C - t * jnp.where((t != 0) | jnp.isfinite(vw), vw, 0)
+
+
+def _reflect(A, tau, C, adjoint=False):
+    """Q C (Q^H C when `adjoint`) for Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H, v_i column i of A
+    below its diagonal with a 1 on it: k rank-one updates, one scan step each.
+    A (..., m, >=k), tau (..., k), C (..., m, n).
+
+    As LAPACK's dorm2r, H_i touches only rows i: of C, and none when tau_i = 0, so NaN and inf
+    spread to torch's positions."""
+    k = tau.shape[-1]
+    batch = _broadcast(_broadcast(A.shape[:-2], tau.shape[:-1]), C.shape[:-2])
+    C = jnp.broadcast_to(C, batch + C.shape[-2:])
+    rows = jnp.arange(C.shape[-2])[:, None]
+
+    def step(C, x):
+        col, t, i = x
+        v = jnp.where(rows[:, 0] > i, col, (rows[:, 0] == i).astype(col.dtype))  # (..., m)
+        t = jnp.conj(t) if adjoint else t
+        w = jnp.matmul(jnp.conj(v)[..., None, :], jnp.where(rows >= i, C, 0))  # (..., 1, n)
+        return jnp.where(rows >= i, _householder_update(C, t[..., None, None], v[..., :, None] * w), C), None
+
+    # Q C applies H_k first; Q^H C = H_k^H ... H_1^H C applies H_1^H first
+    xs = (jnp.moveaxis(A[..., :k], -1, 0), jnp.moveaxis(tau, -1, 0), jnp.arange(k))
+    return lax.scan(step, C, xs, reverse=not adjoint)[0] if k else C
+
+
 @_highest
 def householder_product(A, tau):
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i below A's diagonal (torch.orgqr)."""
@@ -197,26 +268,70 @@ def householder_product(A, tau):
     if tau.shape[-1] > A.shape[-1]:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
-    return lax.linalg.householder_product(A, tau)
+    return _householder_product(A, tau)
 
 
-@_highest
-def geqrf(input):
-    """(a, tau): LAPACK's QR in Householder form (R above the diagonal, reflectors below)."""
+@jax.custom_jvp
+def _householder_product(A, tau):
+    return lax.linalg.householder_product(A, tau)  # LAPACK's orgqr, as torch's: NaN and inf spread alike
+
+
+# lax has no derivative for it: differentiate the same product built from jnp reflector updates
+_householder_product.defjvp(lambda primals, tangents: (_householder_product(*primals), jax.jvp(
+    lambda A, tau: _reflect(A, tau, jnp.eye(*A.shape[-2:], dtype=A.dtype)), primals, tangents)[1]))
+
+
+@jax.custom_jvp
+def _geqrf(input):
     h, tau = jnp.linalg.qr(input, mode="raw")  # numpy's raw mode: the reflectors transposed
     return jnp.swapaxes(h, -1, -2), tau
 
 
+@_geqrf.defjvp
+def _geqrf_jvp(primals, tangents):
+    # torch records geqrf in the graph but has no derivative for it
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+@_highest
+def geqrf(input):
+    """(a, tau): LAPACK's QR in Householder form (R above the diagonal, reflectors below); not differentiable."""
+    return _geqrf(input)
+
+
+def _ormqr_check(input, tau, other, left):
+    """torch.ormqr's argument checks, in its order."""
+    def need(ok, msg):
+        if not ok:
+            raise RuntimeError(f"torch.ormqr: {msg}")
+
+    need(input.ndim >= 2, "input must have at least 2 dimensions.")
+    need(other.ndim >= 2, "other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    need(other.shape[side] == input.shape[-2], f"other.shape[{side}] must be equal to input.shape[-2]")
+    need(tau.shape[-1:] == (min(other.shape[side], input.shape[-1]),),
+         f"tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    need(input.ndim - tau.ndim == 1, "Expected tau to have one dimension less than input, but got tau.ndim equal "
+         f"to {tau.ndim} and input.ndim is equal to {input.ndim}")
+    need(input.ndim == other.ndim, "Expected other to have the same number of dimensions as input, but got "
+         f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}")
+    for name, batch in (("tau", tau.shape[:-1]), ("other", other.shape[:-2])):
+        need(batch == input.shape[:-2], f"Expected batch dimensions of {name} to be equal to input.shape[:-2], but "
+             f"got {list(batch)}")
+    for name, t in (("tau", tau), ("other", other)):
+        need(t.dtype == input.dtype, f"Expected input and {name} to have the same dtype, but input has dtype"
+             f"{_name(input.dtype)} and {name} has dtype {_name(t.dtype)}")
+    _lapack(input, "ormqr_cpu")
+
+
 @_highest
 def ormqr(input, input2, input3, left=True, transpose=False):
-    """op(Q) @ input3 (input3 @ op(Q) when not left) for Q = householder_product of (input, input2)
-    as a full m x m matrix, op the conjugate transpose when `transpose`."""
-    m, n = input.shape[-2:]
-    k = input2.shape[-1]
-    A = jnp.pad(input[..., :, :k], [(0, 0)] * (input.ndim - 1) + [(0, m - k)])
-    Q = lax.linalg.householder_product(A, jnp.pad(input2, [(0, 0)] * (input2.ndim - 1) + [(0, m - k)]))
-    Q = _mH(Q) if transpose else Q
-    return jnp.matmul(Q, input3) if left else jnp.matmul(input3, Q)
+    """op(Q) @ input3 (input3 @ op(Q) when not left) for the full square Q = H_1 ... H_k of the
+    reflectors in (input, input2), as `householder_product`; op the conjugate transpose when `transpose`."""
+    _ormqr_check(input, input2, input3, left)
+    if left:
+        return _reflect(input, input2, input3, adjoint=transpose)
+    return _mH(_reflect(input, input2, _mH(input3), adjoint=not transpose))  # C Q = (Q^H C^H)^H
 
 
 @_highest

@@ -211,9 +211,10 @@ OPS += [
     Op("eig", X.eig, arrays=("A",), out=("linalg_eig", ("eigenvalues", "eigenvectors")),
        grad_name="LinalgEigBackward0", module=_LA, method=False),
     Op("eigvals", X.eigvals, arrays=("A",), grad_name="LinalgEigBackward0", module=_LA, method=False),
-    Op("householder_product", X.householder_product, arrays=("A", "tau"), module=_LA, method=False),
+    Op("householder_product", X.householder_product, arrays=("A", "tau"), module=_LA, method=False,
+       grad_name="LinalgHouseholderProductBackward0"),
     Op("orgqr", X.householder_product, arrays=("A", "tau"), grad_name="LinalgHouseholderProductBackward0"),
-    Op("geqrf", X.geqrf, out=("geqrf", ("a", "tau")), differentiable=False),
+    Op("geqrf", X.geqrf, out=("geqrf", ("a", "tau"))),  # recorded, and its backward raises, as torch's
     Op("ormqr", X.ormqr, arrays=("input", "input2", "input3")),
     # ------------------------------------------------------------------ the rest of torch.linalg
     Op("cond", X.cond, arrays=("A",), module=_LA, method=False, grad_name="LinalgVectorNormBackward0"),

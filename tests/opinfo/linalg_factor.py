@@ -94,9 +94,11 @@ def geqrf_call(mod, A):
     return a.triu().abs(), mod.linalg.householder_product(a, tau).abs(), mod.orgqr(a, tau).abs()
 
 
-def ormqr_call(mod, A, C, **kwargs):
-    a, tau = mod.geqrf(A)
-    return mod.ormqr(a, tau, C, **kwargs).abs()
+def ormqr_samples(rng):
+    """Any reflectors (a, tau) will do: ormqr applies them without asking where they came from."""
+    r = functools.partial(arr, rng)
+    return [S(r((4, 3)), r((3,)), r((4, 2))), S(r((4, 3)), r((3,)), r((2, 4)), left=False, transpose=True),
+            S(r((2, 3, 3), F64), r((2, 3), F64), r((2, 3, 2), F64), transpose=True)]
 
 
 def householder_samples(rng):
@@ -122,19 +124,16 @@ register(
            rtol=1e-4, atol=1e-5),
     OpInfo("linalg.solve_triangular", tri_samples, rtol=1e-4, atol=1e-5),
     OpInfo("triangular_solve", triangular_solve_samples, rtol=1e-4, atol=1e-5),
-    # grad=False: torch's gradient w.r.t. the factor fills the triangle it never reads; here it stays in it
-    OpInfo("cholesky_solve", cholesky_solve_samples, grad=False, rtol=1e-4, atol=1e-5),
-    OpInfo("cholesky_inverse", cholesky_inverse_samples, grad=False, rtol=1e-4, atol=1e-5),
+    OpInfo("cholesky_solve", cholesky_solve_samples, rtol=1e-4, atol=1e-5),
+    OpInfo("cholesky_inverse", cholesky_inverse_samples, rtol=1e-4, atol=1e-5),
     OpInfo("linalg.eig[invariants]", eig_samples, call=eig_call, rtol=1e-4, atol=1e-5, grad=False),
     OpInfo("linalg.eigvals", lambda rng: [S(spectrum(rng, (3, 3), signs=True))],
            call=lambda mod, A: mod.linalg.eigvals(A).real.sort().values, rtol=1e-4, atol=1e-5),
+    # grad=False: torch has no derivative for geqrf (tests/test_linalg_factor_grads.py checks its error)
     OpInfo("geqrf[householder_product]", lambda rng: [S(arr(rng, (4, 3))), S(arr(rng, (3, 3), F64))],
            call=geqrf_call, rtol=1e-4, atol=1e-5, grad=False),
-    # grad=False: JAX has no derivative rule for householder_product
-    OpInfo("linalg.householder_product", householder_samples, grad=False, rtol=1e-4, atol=1e-5),
-    OpInfo("ormqr", lambda rng: [S(arr(rng, (4, 3)), arr(rng, (4, 2))),
-                                 S(arr(rng, (4, 3)), arr(rng, (2, 4)), left=False, transpose=True)],
-           call=ormqr_call, rtol=1e-4, atol=1e-5, grad=False),
+    OpInfo("linalg.householder_product", householder_samples, rtol=1e-4, atol=1e-5),
+    OpInfo("ormqr", ormqr_samples, rtol=1e-4, atol=1e-5),
     # grad=False: torch's own backward of cond (p != 2) fails ("modified by an inplace operation")
     OpInfo("linalg.cond", grad=False, samples=lambda rng: [
         S(_lu(arr(rng, (3, 3)))), S(_lu(arr(rng, (2, 3, 3), F64)), "fro"), S(_lu(arr(rng, (3, 3))), -2),
