@@ -8,6 +8,7 @@ as shapes only, without computing anything.
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import math
 import warnings
@@ -534,6 +535,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
            pin_memory=False):
     """torch.arange: [start, end) by step. int64 when start, end and step are all integers, else the default
     float dtype. The length is torch's: ceil((end - start) / step) computed in double."""
+    _arange_numbers(start, end, step, dtype)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -562,15 +564,39 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if not 0 <= n <= 2**63 - 1:
         raise RuntimeError("invalid size, possible overflow?")
 
+    # start + k * step, in int64 for integer dtypes, else in double (torch's formula) and cast
+    acc = np.int64 if dt._cat == 1 else np.float64
+    first, by = (istart, istep) if dt._cat == 1 else (float(start), float(step))
+
     def make(jd):
-        xp, kw = (np, {}) if n <= _SMALL or jd is None else (jnp, {"device": jd})
-        if dt._cat == 1:
-            a = (istart + xp.arange(n, dtype=np.int64, **kw) * istep).astype(dt.np)
-        else:
-            a = (float(start) + xp.arange(n, dtype=np.float64, **kw) * float(step)).astype(dt.np)
-        return _put(a, jd) if xp is np else a
+        if n <= _SMALL or jd is None:  # made on the host: no program at all
+            return _put((first + np.arange(n, dtype=acc) * by).astype(dt.np), jd)
+        # start and step go in as data: one program per (length, dtype) serves every offset
+        return _arange_program(n, acc, dt.np)(*(_put(np.asarray(v, acc), jd) for v in (first, by)))
 
     return _to_out(_new(make, (n,), dt, device, requires_grad), out)
+
+
+def _arange_numbers(start, end, step, dtype):
+    """torch.arange takes numbers and 0-dim tensors; torch's TypeError for any other tensor."""
+    given = [v for v in (start, end, step) if v is not None]
+    if not any(isinstance(v, Tensor) and v.ndim for v in given):
+        return
+    if end is None and step == 1:
+        raise TypeError(f"arange(): argument 'end' (position 1) must be Number, not {type(start).__name__}")
+    got = [type(v).__name__ for v in (start, end) if v is not None] + ([type(step).__name__] if step != 1 else [])
+    got += ["dtype=torch.dtype"] if dtype is not None else []
+    raise TypeError(f"arange() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
+                    "one of:\n * (Number end, ...)\n * (Number start, Number end, ...)\n"
+                    " * (Number start, Number end, Number step = 1, ...)")
+
+
+@functools.lru_cache(maxsize=64)
+def _arange_program(n, acc, np_dtype):
+    def arange(first, by):
+        return (first + jnp.arange(n, dtype=acc) * by).astype(np_dtype)
+
+    return jax.jit(arange)
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -129,6 +129,8 @@ def _clamp(input, min=None, max=None):
 
 def _reduce(f, empty_is_all=True):
     def reduce(input, dim=None, keepdim=False, *, dtype=None):
+        if dtype is not None:  # torch accumulates in dtype: prod of ints as float64 keeps the sign of a zero
+            input = input.astype(dtype)
         return f(input, axis=_axes(input, dim, empty_is_all), keepdims=keepdim)
 
     return reduce

@@ -21,8 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _creation as C
+from . import _deferred, _host
 from . import _dtype as D
-from . import _host
 from ._device import META, jax_device
 from ._device import device as _devcls
 from ._tensor import Tensor
@@ -282,7 +282,7 @@ _BUCKET_MAX = 1 << 22
 
 def _bucketable(kind, shape, params, device, generator):
     n = math.prod(shape)
-    return (kind in _ELEMENTWISE and 0 < n <= _BUCKET_MAX and device.type == "cpu" and not _host.ACTIVE
+    return (kind in _ELEMENTWISE and 0 < n <= _BUCKET_MAX and _deferred.host_memory(device) and not _host.ACTIVE
             and all(isinstance(p, (int, float)) for p in params)
             and not isinstance(_generator(generator)._key, jax.core.Tracer))
 
@@ -322,22 +322,9 @@ def _need_float(fn, dt, complex_ok=True):
         raise NotImplementedError(f"\"{fn}\" not implemented for '{_name(dt)}'")
 
 
-def _concrete(t):
-    return not isinstance(t._arr(), jax.core.Tracer)
-
-
 def _check_all(t, pred, msg):
-    """Raise RuntimeError(msg) unless pred(values) holds everywhere (skipped while tracing)."""
-    if t.device.type == "meta" or not _concrete(t):
-        return
-    a = t._arr()
-    if not bool(np.all(pred(a)) if isinstance(a, np.ndarray) else _all_jit(pred, a)):  # numpy: host mode
-        raise RuntimeError(msg)
-
-
-@functools.partial(jax.jit, static_argnums=0)
-def _all_jit(pred, a):
-    return jnp.all(pred(a))
+    """Raise RuntimeError(msg) unless pred(values) holds everywhere (skipped while tracing; deferred on a device)."""
+    _deferred.check_all(t, pred, lambda v: RuntimeError(msg), op=f"the check '{msg}'")
 
 
 def _nonneg(a):

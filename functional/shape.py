@@ -5,6 +5,7 @@ and raises torch's exception type with torch's message.
 """
 
 import math
+import operator
 
 import jax
 import jax.numpy as jnp
@@ -565,20 +566,39 @@ def flipud(input):
     return jnp.flip(input, 0)
 
 
+def _shift_list(shifts):
+    """roll's shifts as a list of ints and traced integer scalars (an array gives one per element)."""
+    if isinstance(shifts, (list, tuple)):
+        return [s for x in shifts for s in _shift_list(x)]
+    if _traced(shifts) or isinstance(shifts, np.ndarray):
+        if not jnp.issubdtype(shifts.dtype, jnp.integer) and shifts.dtype != jnp.bool_:
+            raise TypeError(f"roll(): shifts must be integers, not {shifts.dtype}")
+        flat = jnp.asarray(shifts).reshape(-1).astype(jnp.int64)
+        return [flat[i] for i in range(flat.shape[0])]
+    return [operator.index(shifts)]
+
+
 def roll(input, shifts, dims=None):
     """input rolled by `shifts` along `dims` (elements leaving one end re-enter at the other); with no dims,
-    rolled as if flattened."""
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    rolled as if flattened. A shift may be a traced integer scalar: one program serves every shift."""
+    shifts = _shift_list(shifts)
     dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if not dims:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return jnp.roll(input.reshape(-1), shifts[0]).reshape(input.shape)
+        return input if input.size == 0 else jnp.roll(input.reshape(-1), shifts[0]).reshape(input.shape)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    return jnp.roll(input, shifts, [_dim(d, input.ndim) for d in dims])
+    dims = [_dim(d, input.ndim) for d in dims]
+    if input.size == 0:
+        return input
+    for s, d in zip(shifts, dims):  # jnp.roll slices statically for an int, dynamically for a traced shift
+        input = jnp.roll(input, s, d)
+    return input
 
 
 def rot90(input, k=1, dims=(0, 1)):

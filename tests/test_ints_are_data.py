@@ -163,3 +163,125 @@ def test_select_narrow_compile_once_and_write_through():
         y.narrow(2, lib.tensor(1), 3).select(0, 1).fill_(-2.0)
         return y
     same(fn)
+
+
+# ---------------------------------------------------------------------------- roll, index_select, arange
+
+SHIFTS = [(1, 0), (-7, 1), (100, None), (0, -1), ("t", 0), ("t1", 1), ("tb", 0), ((1, 2), (0, 1)), ([-1, 5], [2, 0]),
+          (("t", 3), (1, 2)), ("np", 2), ((True, 1), (0, 1))]
+
+
+def _shift(lib, s):
+    conv = {"t": lambda: lib.tensor(2), "t1": lambda: lib.tensor([[3]]), "tb": lambda: lib.tensor(True),
+            "np": lambda: np.int64(-4)}
+    if isinstance(s, (tuple, list)):
+        return type(s)(conv[x]() if x in conv else x for x in s)
+    return conv[s]() if isinstance(s, str) else s
+
+
+@pytest.mark.parametrize("shifts,dims", SHIFTS, ids=repr)
+def test_roll_like_torch(shifts, dims):
+    def fn(lib):
+        x = lib.tensor(BASE, requires_grad=True)
+        y = x.roll(_shift(lib, shifts), dims) if dims is not None else lib.roll(x, _shift(lib, shifts))
+        (y * lib.arange(y.numel()).reshape(y.shape)).sum().backward()
+        return y, x.grad, type(y.grad_fn).__name__
+    same(fn)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.roll(x, 1.5, 0), lambda t, x: x.roll(1.5), lambda t, x: t.roll(x, shifts=1.5, dims=0),
+    lambda t, x: t.roll(x, True, 0), lambda t, x: t.roll(x, t.tensor(1.0), 0),
+    lambda t, x: t.roll(x, t.tensor([1, 2]), 0),
+    lambda t, x: t.roll(x, np.array([1, 2]), (0, 1)), lambda t, x: t.roll(x, None, 0), lambda t, x: t.roll(x, "a", 0),
+    lambda t, x: t.roll(x, (1.5, 1), (0, 1)), lambda t, x: t.roll(x, (1, 2, 1.5), (0, 1, 2)),
+    lambda t, x: t.roll(x, (1, t.tensor(1.0)), (0, 1)), lambda t, x: t.roll(x, (1, None), (0, 1)),
+    lambda t, x: t.roll(x, [True], [0]), lambda t, x: t.roll(x, range(2), (0, 1)), lambda t, x: t.roll(x, (), ()),
+    lambda t, x: x.roll((1, 2), 0), lambda t, x: x.roll((1, 2)), lambda t, x: x.roll(1, 3),
+    lambda t, x: t.tensor(3.0).roll(1, 0), lambda t, x: t.tensor(3.0).roll(1), lambda t, x: t.zeros(0, 3).roll(2, 0),
+])
+def test_roll_errors_and_edges_like_torch(call):
+    same(lambda lib: call(lib, lib.tensor(BASE)))
+
+
+def test_roll_compiles_once():
+    x = facade.tensor(BASE[:, :4], requires_grad=True)  # a shape not seen elsewhere in this file
+    assert _compiles_in(lambda i: x.roll(i, 1), list(range(-6, 7))) == 0
+    assert _compiles_in(lambda i: facade.roll(x, i), list(range(9))) == 0
+    assert _compiles_in(lambda i: x.roll(facade.tensor(i), 0), list(range(-3, 4))) == 0
+    assert _compiles_in(lambda i: x.roll((i, 2 * i, -i), (0, 1, 2)), list(range(6))) == 0
+    x.roll(0, 2).sum().backward()  # a graph seen twice runs fused: that program is built on the second sight
+    assert _compiles_in(lambda i: x.roll(i, 2).sum().backward(), list(range(5))) == 0
+
+
+INDEX_SELECT = {  # name: (index(lib), dims it selects along)
+    "0d": (lambda t: t.tensor(1), (0, 1, 2)), "1el": (lambda t: t.tensor([1]), (0, 1, 2)),
+    "0d_i32": (lambda t: t.tensor(1, dtype=t.int32), (0, 1, 2)), "empty": (lambda t: t.tensor([], dtype=t.int64), (1,)),
+    "neg_first": (lambda t: t.tensor(-1), (0,)), "neg_inner": (lambda t: t.tensor([-1]), (1,)),
+    "oob_inner": (lambda t: t.tensor([5]), (1,)), "oob_last": (lambda t: t.tensor(6), (2,)),
+    "oob_first": (lambda t: t.tensor([2]), (0,)), "float": (lambda t: t.tensor(1.0), (0,)),
+    "2d": (lambda t: t.tensor([[1]]), (0,)), "int": (lambda t: 1, (0,)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_SELECT)
+def test_index_select_scalar_like_torch(case):
+    index, dims = INDEX_SELECT[case]
+
+    def fn(lib):
+        x = lib.tensor(BASE, requires_grad=True)
+        ys = [lib.index_select(x, d, index(lib)) for d in dims]
+        sum((y * 3).sum() for y in ys).backward()
+        return ys, x.grad, type(ys[0].grad_fn).__name__
+    same(fn, message=case != "int")
+
+
+def test_index_select_int_index_message():
+    with pytest.raises(TypeError, match="index_select\\(\\): argument 'index'.* must be Tensor, not int"):
+        facade.tensor(BASE).index_select(0, 1)
+
+
+def test_index_select_compiles_once():
+    x = facade.tensor(BASE[:, :, :3])
+    assert _compiles_in(lambda i: x.index_select(2, facade.tensor(i)), [0, 1, 2]) == 0
+    assert _compiles_in(lambda i: facade.index_select(x, 1, facade.tensor([i])), list(range(5))) == 0
+
+
+ARANGES = [(3, 8), (-2, 5), (0.5, 6.5), (1.25, 10.0, 0.75), (7, -3, -2), ("t", 9), ("t", "t+"), ("tf", 4.0),
+           (1 << 14, (1 << 14) + 20000), (0.5, 30000.5), (-0.25, 40000.0, 2.5), (-(1 << 15), 9)]
+
+
+def _arange_args(lib, args):
+    conv = {"t": lambda: lib.tensor(3), "t+": lambda: lib.tensor(3) + 4, "tf": lambda: lib.tensor(0.5)}
+    return [conv[a]() if isinstance(a, str) else a for a in args]
+
+
+@pytest.mark.parametrize("args,dtype", [(a, d) for a in ARANGES for d in (None, "float64", "int32", "float16")
+                                        if d != "float16" or all(abs(v) < 2048 for v in a if not isinstance(v, str))],
+                         ids=repr)
+def test_arange_like_torch(args, dtype):
+    """Bit-equal where start + k * step is exact in the result dtype (torch's CPU kernel rounds inexact sums its own
+    way: vectorised blocks of (rounded base) + i * step, so float16 beyond 2048 and tenths may differ by an ulp)."""
+    same(lambda lib: lib.arange(*_arange_args(lib, args), dtype=dtype and getattr(lib, dtype)))
+
+
+def test_arange_inexact_floats_within_an_ulp():
+    for args in [(0.1, 3.05, 0.1), (-3.7, 100.1, 0.013), (0.1, 3000.3, 0.1)]:
+        t, f = torch.arange(*args, dtype=torch.float64).numpy(), facade.arange(*args, dtype=facade.float64).numpy()
+        assert t.shape == f.shape
+        np.testing.assert_array_less(np.abs(t - f), 4 * np.spacing(np.abs(args).max()))
+
+
+@pytest.mark.parametrize("call", [lambda t: t.arange(t.tensor([2]), 5), lambda t: t.arange(t.tensor([5])),
+                                  lambda t: t.arange(0, t.tensor([5, 6]), 2),
+                                  lambda t: t.arange(t.tensor([2]), 5, dtype=t.float32)])
+def test_arange_refuses_non_scalar_tensors(call):
+    same(call)
+
+
+def test_arange_offsets_compile_once():
+    n = 20000  # above the size made on the host: one program for every offset
+    assert _compiles_in(lambda i: facade.arange(i, i + n), list(range(-3, 4))) == 0
+    assert _compiles_in(lambda i: facade.arange(i * 0.5, i * 0.5 + n, 1.0), list(range(4))) == 0
+    assert _compiles_in(lambda i: facade.arange(i, i + n), [facade.tensor(i) for i in range(4)]) == 0
+    assert _compiles_in(lambda i: facade.arange(i, i + 7), list(range(50))) == 0  # small: made on the host

@@ -17,8 +17,8 @@ import numpy as np
 
 import functional as F
 
+from .. import _deferred, _host
 from .. import _dtype as D
-from .. import _host
 from .._dispatch import Op, call, call_inplace
 from .._tensor import _TYPE_NAMES, Tensor
 from ..autograd.grad_mode import STATE
@@ -35,14 +35,10 @@ def _values(t):
     return None if isinstance(a, jax.core.Tracer) else np.asarray(a)
 
 
-def _bounds(index, size, error, dim=0):
-    """Raise error(value) for the first value of index outside [-size, size)."""
-    v = _values(index)
-    if v is None or v.size == 0:
-        return
-    bad = (v < -size) | (v >= size)
-    if bad.any():
-        raise error(int(v.reshape(-1)[np.argmax(bad.reshape(-1))]))
+def _bounds(index, size, error, dim=0, negative=True):
+    """Raise error(value) for the first value of index outside [-size, size) ([0, size) unless `negative`),
+    deferred on an accelerator."""
+    _deferred.check_range(index, -size if negative else 0, size - 1, error, op="an index bounds check")
 
 
 def _oob(kind=RuntimeError, dim=0, size=0):
@@ -73,7 +69,7 @@ def _dim_size(t, dim):
 def _check_gather(vals):
     self, dim, index = vals[0], vals[1], vals[2]
     _long_index("gather", index, True)
-    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)))
+    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)), negative=False)
 
 
 def _check_scatter(vals, fn="scatter", src_name="src"):
@@ -85,13 +81,20 @@ def _check_scatter(vals, fn="scatter", src_name="src"):
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     elif src_name and fn != "scatter":
         _same_dtype(fn, self, vals[3])
-    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)))
+    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)), negative=False)
 
 
 def _check_index_select(vals):
     self, dim, index = vals[0], vals[1], vals[2]
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_select(): argument 'index' must be Tensor, not {type(index).__name__}")
     _long_index("index_select", index, True, msg="index_select(): Expected dtype int32 or int64 for index")
-    _bounds(index, _dim_size(self, dim), lambda v: IndexError("index out of range in self"))
+    # torch refuses negative positions here (its kernel for an inner dim with its own words); the index itself
+    # stays traced, a 0-dim one too: one program serves every value
+    n, d = _dim_size(self, dim), _w(dim, self.ndim)
+    error = (lambda v: RuntimeError(f"INDICES element is out of DATA bounds, id={v} axis_dim={n}")) if (
+        0 < d < self.ndim - 1) else (lambda v: IndexError("index out of range in self"))
+    _deferred.check_range(index, 0, n - 1, error, op="index_select's bounds check")
 
 
 def _check_index_add(vals, fn="index_add_"):
@@ -100,9 +103,9 @@ def _check_index_add(vals, fn="index_add_"):
     if source.dtype is not self.dtype:
         raise RuntimeError(f"{fn}(): self ({_name(self)}) and source ({_name(source)}) must have the same "
                            "scalar type")
-    oob = _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)) if fn == "index_add_" else (
+    oob = _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)) if fn == "index_add_" and self.ndim > 1 else (
         lambda v: IndexError("index out of range in self"))
-    _bounds(index, _dim_size(self, dim), oob)
+    _bounds(index, _dim_size(self, dim), oob, negative=False)
 
 
 def _check_index_reduce(vals):
@@ -117,7 +120,9 @@ def _check_index_copy(vals):
     if source.dtype is not self.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{_name(self)} and (source) {_name(source)}")
-    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)))
+    n = _dim_size(self, dim)
+    _bounds(index, n, lambda v: IndexError(f"index_copy_(): index {v} is out of bounds for dimension "
+                                           f"{_w(dim, self.ndim)} with size {n}"), negative=False)
 
 
 def _check_index_fill(vals):
@@ -126,7 +131,7 @@ def _check_index_fill(vals):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
-    _bounds(index, _dim_size(self, dim), _oob(RuntimeError, _w(dim, self.ndim), _dim_size(self, dim)))
+    _bounds(index, _dim_size(self, dim), _oob(IndexError, _w(dim, self.ndim), _dim_size(self, dim)))
 
 
 def _check_masked_scatter(vals):

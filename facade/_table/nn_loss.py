@@ -15,6 +15,7 @@ import numpy as np
 
 from functional.nn import loss as L
 
+from .. import _deferred
 from .._creation import full_like, tensor
 from .._dispatch import Op, call
 from .._tensor import Tensor
@@ -110,17 +111,13 @@ def _size_warning(a):
 
 
 def _class_bounds(a):
-    """torch's IndexError for a class index outside [0, C) (not ignore_index), when the values are known."""
+    """torch's IndexError for a class index outside [0, C) (not ignore_index), deferred on an accelerator."""
     inp, target = a["input"], a["target"]
-    if target.is_floating_point():
-        return
-    t = _values(target)
-    if t is None or inp.ndim < 1:
+    if target.is_floating_point() or inp.ndim < 1:
         return
     n_classes = inp.shape[0 if inp.ndim == 1 else 1]
-    bad = (t != a["ignore_index"]) & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+    _deferred.check_range(target, 0, n_classes - 1, lambda v: IndexError(f"Target {v} is out of bounds."),
+                          op="the class target check", skip=a["ignore_index"])
 
 
 def _ce_route(a):
@@ -129,9 +126,9 @@ def _ce_route(a):
 
 def _unit_interval(a):
     for name in _IT:
-        v = _values(a[name])
-        if v is not None and v.size and not ((v >= 0) & (v <= 1)).all():
-            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+        if isinstance(a[name], Tensor):  # deferred on an accelerator
+            _deferred.check_range(a[name], 0, 1, lambda v, name=name: RuntimeError(
+                f"all elements of {name} should be between 0 and 1"), op="binary_cross_entropy")
 
 
 def _kl_before(a):

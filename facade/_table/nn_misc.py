@@ -9,6 +9,7 @@ import warnings
 
 import functional.nn as M
 
+from .. import _deferred
 from .. import _dtype as D
 from .._dispatch import Op, call, call_inplace
 from .._random import next_key
@@ -121,9 +122,9 @@ def _torch_dropout(feature, alpha, inplace):
 
 def _check_embedding(vals):
     weight, indices = vals[0], vals[1]
-    v = _values(indices) if weight.ndim == 2 and indices.dtype in (D.int64, D.int32) else None
-    if v is not None and v.size and ((v < 0) | (v >= weight.shape[0])).any():
-        raise IndexError("index out of range in self")
+    if weight.ndim == 2 and indices.dtype in (D.int64, D.int32):  # deferred on an accelerator
+        _deferred.check_range(indices, 0, weight.shape[0] - 1, lambda v: IndexError("index out of range in self"),
+                              op="embedding")
 
 
 _embedding = Op("embedding", M.embedding, arrays=("weight", "indices"), method=False, check=_check_embedding)

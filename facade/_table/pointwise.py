@@ -11,6 +11,7 @@ import warnings
 import functional as F
 from functional.pointwise import _addcdiv_refusal, _pow_refusal, _sub_refusal
 
+from .. import _deferred
 from .. import _dtype as D
 from .._dispatch import Op
 from .._tensor import Tensor
@@ -63,6 +64,26 @@ def _check_addcdiv(vals):
     t1, t2 = vals[1], vals[2]
     if isinstance(t1, Tensor) and isinstance(t2, Tensor) and t1.dtype._cat < 2 and t2.dtype._cat < 2:
         raise _addcdiv_refusal()
+
+
+def _int_cat(v):
+    """torch's category of an operand: 0 bool, 1 integer, 2 float, 3 complex."""
+    return v.dtype._cat if isinstance(v, Tensor) else 0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2
+
+
+def _check_int_div(vals):
+    """torch's RuntimeError for an integer division (//, %, fmod, div with rounding_mode) by zero."""
+    input, other = vals[0], vals[1]
+    if (len(vals) > 2 and vals[2] is None) or max(_int_cat(input), _int_cat(other)) != 1:
+        return
+    if isinstance(input, Tensor) and not input.numel():
+        return
+    if not isinstance(other, Tensor):
+        if other == 0:
+            raise RuntimeError("ZeroDivisionError")
+        return
+    _deferred.check_range(other, 0, 0, lambda v: RuntimeError("ZeroDivisionError"), op="integer division",
+                          inside=True)
 
 
 def _check_pow(vals):
@@ -146,15 +167,15 @@ OPS = [
                arrays=("input", "other"), promote="all", to_float=lambda vals: vals[2] is None, inplace=True,
                dunders=("__truediv__", "__div__"), rdunders=("__rtruediv__", "__rdiv__"),
                inplace_dunders=("__itruediv__", "__idiv__"),
-               aliases=("divide", "true_divide")),
-    _binary("floor_divide", F.floor_divide, "floordiv", grad_name="NotImplemented"),
+               aliases=("divide", "true_divide"), check=_check_int_div),
+    _binary("floor_divide", F.floor_divide, "floordiv", grad_name="NotImplemented", check=_check_int_div),
     _overloads("remainder", F.remainder, _BINARY, {(True, True): "RemainderBackward1",
                                                    (True, False): "RemainderBackward0",
                                                    (False, True): "NotImplemented"},
                arrays=("input", "other"), promote="all", inplace=True, dunders=("__mod__",), rdunders=("__rmod__",),
-               inplace_dunders=("__imod__",)),
+               inplace_dunders=("__imod__",), check=_check_int_div),
     _overloads("fmod", F.fmod, _BINARY, {(True, True): "FmodBackward1", (True, False): "FmodBackward0"},
-               arrays=("input", "other"), promote="all", inplace=True),
+               arrays=("input", "other"), promote="all", inplace=True, check=_check_int_div),
     _overloads("pow", F.pow, _tensors((0, "input"), (1, "exponent")),  # a number exponent: torch's scalar kernel
                {**_POW, (True, False): dict(grad_name="PowBackward0", fn=F.pow_number)}, arrays=("input", "exponent"),
                promote="all", inplace=True, check=_check_pow, dunders=("__pow__",), rdunders=("__rpow__",),

@@ -7,12 +7,14 @@ are torch's without reading any data (size-1 and expanded dims included).
 """
 
 import jax
+import numpy as np
 
 import functional as F
 from functional.shape import infer_size, narrow_start, select_index, split_bounds
 
 from .. import _dtype as D
-from .._dispatch import Op, call
+from .._dispatch import Op, _scalar, call
+from .._tensor import Tensor
 
 # ---------------------------------------------------------------------------- strides
 
@@ -269,6 +271,57 @@ def _route_repeat_interleave(args, kwargs):
     return _repeat_interleave_int if isinstance(_arg(args, kwargs, 1, "repeats"), int) else None
 
 
+# ---------------------------------------------------------------------------- roll: shifts are data
+
+_ROLL = Op("roll", F.roll, arrays=("input", "shifts"), saves=())
+_INT64 = np.dtype(np.int64)
+
+
+def _type_name(v):
+    return "numpy.ndarray" if isinstance(v, np.ndarray) else type(v).__name__
+
+
+def _shift_ok(v, bool_ok):
+    """torch reads v as an int of roll's shifts (a bool only after the first element of a sequence)."""
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and v.dtype._cat <= 1
+    return isinstance(v, (int, np.integer)) and (bool_ok or not isinstance(v, bool))
+
+
+def _roll_shifts(shifts, pos):
+    """shifts checked by torch's argument rules (pos: its position, None as a keyword), with the ints of a
+    sequence as cached 0-dim tensors: every shift is a traced value, so one program serves them all."""
+    head = "roll(): argument 'shifts'" + ("" if pos is None else f" (position {pos})") + " must be tuple of ints"
+    if not isinstance(shifts, (list, tuple)):
+        if not (_shift_ok(shifts, False) and not isinstance(shifts, np.ndarray)):
+            raise TypeError(f"{head}, not {_type_name(shifts)}")
+        return shifts
+    for i, v in enumerate(shifts):
+        if not _shift_ok(v, i > 0):
+            if i:
+                raise TypeError(f"roll(): argument 'shifts' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {_type_name(v)}\"")
+            raise TypeError(f"{head}, but found element of type {_type_name(v)} at pos 0" if pos is not None else
+                            f"{head}, not {type(shifts).__name__}")
+    return tuple(v if isinstance(v, Tensor) else Tensor._from_array(_scalar(int(v), _INT64)) for v in shifts)
+
+
+def _roll(args, kwargs, pos):
+    if len(args) > 1:
+        args = (args[0], _roll_shifts(args[1], pos), *args[2:])
+    elif kwargs and "shifts" in kwargs:
+        kwargs = {**kwargs, "shifts": _roll_shifts(kwargs["shifts"], None)}
+    return call(_ROLL, args, kwargs)
+
+
+def roll(*args, **kwargs):
+    return _roll(args, kwargs, 2)
+
+
+def _roll_method(*args, **kwargs):
+    return _roll(args, kwargs, 1)
+
+
 # ---------------------------------------------------------------------------- the rows
 
 _TENSOR_SPLIT = _rule(Op("tensor_split", F.tensor_split, view=True, saves=(), grad_name="SliceBackward0"),
@@ -328,7 +381,7 @@ _COPIES = [
     Op("flip", F.flip, saves=(), varargs="dims"),
     Op("fliplr", F.fliplr, saves=(), grad_name="FlipBackward0"),
     Op("flipud", F.flipud, saves=(), grad_name="FlipBackward0"),
-    Op("roll", F.roll, saves=()),
+    _ROLL,
     Op("rot90", F.rot90, saves=()),
     Op("tril", F.tril, saves=(), inplace=True),
     Op("triu", F.triu, saves=(), inplace=True),
@@ -543,13 +596,14 @@ FUNCTIONS = {
     "as_strided_": lambda input, size, stride, storage_offset=None: input.as_strided_(size, stride, storage_offset),
     "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes, "meshgrid": meshgrid,
     "atleast_1d": _atleast(1), "atleast_2d": _atleast(2), "atleast_3d": _atleast(3), "as_strided": as_strided,
+    "roll": roll,
 }
 METHODS = {
     **{n: FUNCTIONS[n] for n in ("hsplit", "vsplit", "dsplit", "split_with_sizes", "unsafe_split", "unsafe_chunk",
                                  "unsafe_split_with_sizes", "slice_scatter", "select_scatter", "diagonal_scatter",
                                  "as_strided_scatter", "narrow_copy")},
     "contiguous": contiguous, "view_as": view_as, "reshape_as": reshape_as, "expand_as": expand_as,
-    "as_strided": as_strided,
+    "as_strided": as_strided, "roll": _roll_method,
     **{n + "_": _inplace_view(n) for n in ("t", "transpose", "swapaxes", "swapdims", "squeeze", "unsqueeze",
                                           "as_strided")},
 }

@@ -73,6 +73,9 @@ def synchronize(device=None) -> None:
             a.block_until_ready()
         except RuntimeError:  # deleted or donated meanwhile
             pass
+    from .. import _deferred
+
+    _deferred.flush()  # raise the errors of value checks deferred on the device, as a device-side assert
 
 
 class _CudaDeviceProperties:
