@@ -152,6 +152,12 @@ _random.install(Tensor)
 
 # ------------------------------------------------------------ after install (utils.data uses torch.stack ...)
 from . import optim, overrides, profiler, testing, utils
+from . import func  # noqa: E402  (torch.func; torch.autograd.functional is built on it)
+from .autograd import functional as _autograd_functional  # noqa: E402,F401
+from .func import vmap  # noqa: E402
+from .utils import dlpack as _dlpack  # noqa: E402
+from .utils.dlpack import from_dlpack  # noqa: E402
+from ._compile import compile
 from . import __config__, accelerator, amp, backends, compiler, cpu, distributed, jit, mps, multiprocessing, onnx, xpu
 from . import _dynamo, distributions, export, library  # transformers imports them at the top
 from . import _extras

@@ -12,6 +12,7 @@ from facade import distributed as distributed
 from facade import distributions as distributions
 from facade import export as export
 from facade import fft as fft
+from facade import func as func
 from facade import futures as futures
 from facade import hub as hub
 from facade import jit as jit
@@ -35,6 +36,7 @@ from facade import utils as utils
 from facade import version as version
 from facade import xpu as xpu
 from facade.__config__ import newaxis as newaxis
+from facade._compile import compile as compile
 from facade._config import are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled
 from facade._config import get_deterministic_debug_mode as get_deterministic_debug_mode
 from facade._config import get_device_module as get_device_module
@@ -229,6 +231,7 @@ from facade.autograd.grad_mode import is_grad_enabled as is_grad_enabled
 from facade.autograd.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from facade.autograd.grad_mode import no_grad as no_grad
 from facade.autograd.grad_mode import set_grad_enabled as set_grad_enabled
+from facade.func._vmap import vmap as vmap
 from facade.futures import Future as Future
 from facade.jit import fork as fork
 from facade.jit import wait as wait
@@ -258,6 +261,7 @@ from facade.storage import TypedStorage as _TypedStorage
 from facade.storage import UntypedStorage as UntypedStorage
 from facade.storage import is_storage as is_storage
 from facade.torch_version import TorchVersion as _TorchVersion
+from facade.utils.dlpack import from_dlpack as from_dlpack
 from typing import Any
 
 
@@ -915,7 +919,7 @@ def rnn_relu(*args, **kwargs): ...
 def rnn_relu_cell(input: _Tensor, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> _Tensor: ...
 def rnn_tanh(*args, **kwargs): ...
 def rnn_tanh_cell(input: _Tensor, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> _Tensor: ...
-def roll(input: _Tensor, shifts, dims=None): ...
+def roll(*args, **kwargs): ...
 def rot90(input: _Tensor, k=1, dims=...) -> _Tensor: ...
 def round(input: _Tensor, *, decimals=0) -> _Tensor: ...
 def round_(input: _Tensor, *, decimals=0) -> _Tensor: ...

@@ -63,6 +63,7 @@ class Op:
         self.method, self.function, self.dunders, self.rdunders = method, function, dunders, rdunders
         self.inplace, self.inplace_dunders, self.view = inplace, inplace_dunders, view
         self.differentiable, self.jit, self.saves = differentiable, jit, saves
+        self.fuse = jit  # may join a fused backward program (graph.py); a compiled function's node stays alone
         self.grad_name = grad_name or _camel(name) + "Backward0"
         self.node_type = type(self.grad_name, (graph.Node,), {"__slots__": ()})
         self.out = namedtuple(out[0], out[1]) if out else None
@@ -192,6 +193,7 @@ def _static(v):
 
 
 _SCALARS = {}
+TRACING = False  # set by torch.compile while it traces: constants are numpy, embedded in the program
 
 
 def _scalar(v, dtype):
@@ -199,13 +201,15 @@ def _scalar(v, dtype):
     array argument faster than a Python scalar, and scripts reuse a handful of constants."""
     key = (v, type(v), dtype) if v else (v, type(v), dtype, str(v))  # str keeps -0.0 apart from 0.0
     a = _SCALARS.get(key)
-    if a is None:
-        if len(_SCALARS) > 512:
-            _SCALARS.clear()
+    if a is None or TRACING:  # traced: a numpy constant (a captured device array breaks jit-of-vjp dispatch)
         try:
             a = np.asarray(v, dtype)
         except OverflowError:  # uint8 tensor + (-2): torch wraps the scalar around, as astype does
             a = np.asarray(v).astype(dtype)
+        if TRACING:
+            return a
+        if len(_SCALARS) > 512:
+            _SCALARS.clear()
         a = _SCALARS[key] = jax.device_put(a)
     return a
 

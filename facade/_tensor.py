@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dispatch, _host
+from . import _deferred, _dispatch, _host
 from . import _dtype as D
 from ._device import CPU, META, gpus, jax_device
 from ._device import device as _devcls
@@ -79,6 +79,10 @@ def _contiguous_strides(shape):
         strides.append(acc)
         acc *= max(s, 1)
     return tuple(reversed(strides))
+
+
+class ValueNeeded(RuntimeError):
+    """A traced Tensor's value was asked for (item(), bool(), print ...): a graph break under torch.compile."""
 
 
 class Tensor:
@@ -559,9 +563,10 @@ class Tensor:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         if self._np is not None:
             return self._np
+        _deferred.flush()  # a sync point: raise the errors of value checks deferred on the device
         a = self._arr()
         if isinstance(a, jax.core.Tracer):
-            raise RuntimeError(f"a concrete value of a Tensor is needed (for item()/tolist()/numpy()/bool()) but "
+            raise ValueNeeded(f"a concrete value of a Tensor is needed (for item()/tolist()/numpy()/bool()) but "
                                f"it is being traced by torch.compile/jax.jit: {a}")
         return np.asarray(a)
 
@@ -575,6 +580,7 @@ class Tensor:
             raise TypeError("Got unsupported ScalarType BFloat16")
         root = self._base if self._base is not None else self
         if root._np is None:
+            _deferred.flush()
             arr = np.array(root._arr())
             root._np, root._data = arr, None
             root._sv += 1

@@ -59,9 +59,6 @@ MISSING = {
             "embedding_bag",
         ], "the ATen 4-tuple (offset2bag, bag_size, max_indices) differs by backend in torch; F.embedding_bag works"),
         **dict.fromkeys([
-            "compile", "vmap",
-        ], "torch.compile and torch.func's vmap belong to the compile issue"),
-        **dict.fromkeys([
             "cpp",
         ], "torch.cpp: bindings of the C++ frontend's nn modules (no C++ frontend here)"),
         **dict.fromkeys([

@@ -219,7 +219,7 @@ def test_check_functions_match_torch():
 
 
 @pytest.mark.parametrize("api", ["torch.fx.symbolic_trace", "torch.fx.GraphModule", "torch.export.export",
-                                 "torch.export.Dim", "torch._dynamo.optimize", "torch.distributions.Normal",
+                                 "torch.export.Dim", "torch._dynamo.export", "torch.distributions.Normal",
                                  "torch.library.Library", "torch.cuda.CUDAGraph", "torch.utils._pytree.treespec_loads"])
 def test_later_issue_names_raise_not_implemented(api):
     import importlib

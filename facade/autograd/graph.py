@@ -346,7 +346,7 @@ class _Fused:
                     return None
                 sinks[node] = len(sinks)
                 continue
-            if node._pre_hooks or node._hooks or node._freed or not hasattr(node, "_comp") or not node._comp.op.jit:
+            if node._pre_hooks or node._hooks or node._freed or not hasattr(node, "_comp") or not node._comp.op.fuse:
                 return None
             index[node] = len(order)
             order.append(node)

@@ -1,6 +1,7 @@
-"""torch.jit: importable. Scripting and tracing to TorchScript are the compile issue's and raise
-NotImplementedError; the annotations scripts put on eager code (ignore, unused, export, annotate,
-Final) pass through, is_scripting()/is_tracing() are False, and fork/wait run eagerly."""
+"""torch.jit: `script` and `trace` give compiled callables that keep the module interface (see `_script`);
+`save`/`load` raise, pointing to torch.save of the state_dict and torch.export. The annotations scripts put on
+eager code (ignore, unused, export, annotate, Final) pass through, is_scripting()/is_tracing() are False, and
+fork/wait run eagerly."""
 
 from __future__ import annotations
 
@@ -12,16 +13,27 @@ from ..futures import Future
 _OWNER = "TorchScript is the compile issue"
 
 __all__ = ["script", "trace", "trace_module", "script_method", "freeze", "optimize_for_inference", "save", "load",
-           "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "TracedModule", "CompilationUnit", "ignore",
+           "ScriptModule", "ScriptFunction", "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule",
+           "CompilationUnit", "ignore",
            "unused", "export", "interface", "annotate", "Final", "Attribute", "is_scripting", "is_tracing",
            "script_if_tracing", "fork", "wait", "Future", "Error", "TracerWarning"]
 
-globals().update({n: unsupported(f"torch.jit.{n}", _OWNER)
-                  for n in ("script", "trace", "trace_module", "script_method", "freeze", "optimize_for_inference",
-                            "save", "load")})
-globals().update({n: unsupported_class(f"torch.jit.{n}", _OWNER)
-                  for n in ("ScriptModule", "ScriptFunction", "RecursiveScriptModule", "TracedModule",
-                            "CompilationUnit")})
+from ._script import (  # noqa: E402
+    RecursiveScriptModule,
+    ScriptFunction,
+    ScriptModule,
+    TopLevelTracedModule,
+    TracedModule,
+    freeze,
+    load,
+    optimize_for_inference,
+    save,
+    script,
+    trace,
+)
+
+globals().update({n: unsupported(f"torch.jit.{n}", _OWNER) for n in ("trace_module", "script_method")})
+CompilationUnit = unsupported_class("torch.jit.CompilationUnit", _OWNER)
 
 
 class Error(RuntimeError):

@@ -91,6 +91,17 @@ def _scalar(v):
     return float(v)
 
 
+class _Trace:
+    """Set by torch.compile while it traces a step: {id(group): traced hyperparameters}, and how many group
+    updates read them (a scheduler step before the first one runs before the program)."""
+
+    hypers = None
+    steps = 0
+
+
+TRACE = _Trace()
+
+
 def _set(t, a):
     """Write array `a` into tensor `t` in place, as torch's in-place optimizer ops do."""
     if t._base is None and t._np is None:
@@ -246,6 +257,15 @@ class Optimizer:
     def _hypers(self, group):
         return {k: _scalar(group[k]) for k in self._hyper}
 
+    def _group_hypers(self, group):
+        """The group's hyperparameters: traced values while torch.compile traces a step (data, not program)."""
+        if TRACE.hypers is not None:
+            TRACE.steps += 1
+            hp = TRACE.hypers.get(id(group))
+            if hp is not None:
+                return hp
+        return self._hypers(group)
+
     def _statics(self, group):
         return tuple((k, group[k]) for k in self._static)
 
@@ -264,7 +284,7 @@ class Optimizer:
                     self.state[p] = st
             states.append(st)
         arrays = [{k: v._arr() for k, v in st.items() if isinstance(v, Tensor)} for st in states]
-        new_params, new_states = _apply(type(self)._update, self._statics(group), self._hypers(group),
+        new_params, new_states = _apply(type(self)._update, self._statics(group), self._group_hypers(group),
                                         [p._arr() for p in params], [p.grad._arr() for p in params], arrays)
         for p, a in zip(params, new_params):
             _set(p, a)

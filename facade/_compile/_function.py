@@ -1,0 +1,469 @@
+"""torch.compile of a function: one XLA program per call, the state it touches lifted in and written back.
+
+A call looks up an entry by the guard key (input shapes, dtypes and static values, the identity, shapes and
+structure of the state it reaches, module training flags, grad mode). A new key traces the function once
+with every slot holding a tracer (the facade engine and every op run on tracers, backward included) into
+one pure function `raw(*state, *inputs) -> (*outputs, *new state)`, run through the dispatch chokepoint as a
+single op: a jitted forward and, when an input requires grad, one autograd node whose backward is the jitted
+VJP of the whole function (`CompiledFunctionBackward`).
+
+What is traced and what stays Python: tensor operations are traced, including autograd and optimizer steps;
+Python code runs once, while tracing. So Python values a call computes are constants of its program, except
+learning-rate schedulers: their `step()` runs eagerly around every call (before the program when it came
+before the optimizer step in the function, after it otherwise). Code that needs a value (`.item()`,
+`bool(t)`, `print(t)`, data-dependent shapes) is a graph break: the call runs eagerly, with one warning.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+import warnings
+import weakref
+
+import jax
+
+from .. import _device, _dispatch, _random
+from .._tensor import Tensor, ValueNeeded
+from ..autograd.grad_mode import STATE, set_grad_enabled
+from ..optim import optimizer as _optim
+from . import _state
+from ._config import config, counters
+
+
+class GraphBreak(Exception):
+    """Raised while tracing by code that cannot be traced (a scheduler step with a metric, a disabled function)."""
+
+
+_BREAKS = (GraphBreak, ValueNeeded, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+           jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError)
+_LIBRARY_DIRS = tuple(os.path.dirname(os.path.dirname(m.__file__)) + os.sep for m in (jax,)) + (
+    os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep + "facade" + os.sep,
+    os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep + "functional" + os.sep)
+_ALL = weakref.WeakSet()  # every compiled function, for torch.compiler.reset()
+
+
+class TorchDynamoException(RuntimeError):
+    """torch._dynamo.exc.TorchDynamoException."""
+
+
+class Unsupported(TorchDynamoException):
+    """torch._dynamo.exc.Unsupported: a graph break under fullgraph=True."""
+
+
+def _user_frame(tb):
+    """'file:line' of the innermost frame of the traceback that is the user's code."""
+    where = None
+    for frame, line in traceback.walk_tb(tb):
+        f = frame.f_code.co_filename
+        if not f.startswith(_LIBRARY_DIRS) and "/site-packages/" not in f and not f.startswith("<frozen"):
+            where = f"{f}:{line}"
+    return where or "<unknown>"
+
+
+def _log_recompiles():
+    return "recompiles" in os.environ.get("TORCH_LOGS", "") or config.log_recompiles
+
+
+class _Entry:
+    """One compiled program: the slots it reads, in order, and what its outputs mean."""
+
+    def __init__(self, key, tensors, hypers, inputs_spec, state):
+        self.key, self.tensors, self.hypers, self.inputs_spec, self.state = key, tensors, hypers, inputs_spec, state
+        self.comp = None
+        self.eager = False        # a graph break: this key runs eagerly
+        self.detached = False     # the function ran backward itself: its outputs carry no graph
+        self.out = None           # set while tracing: how to read the outputs back
+        self.arrays = None        # the first call's inputs, kept for explain() only
+        self.before, self.after = [], []  # scheduler steps run eagerly around the program
+
+
+class CompiledFunction:
+    """What torch.compile(fn) returns: call it like fn."""
+
+    def __init__(self, fn, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None):
+        self._fn, self.fullgraph, self.dynamic = fn, fullgraph, dynamic
+        self.backend, self.mode, self.options = backend, mode, options
+        self._entries, self._last_key, self._states, self._calls = {}, None, {}, 0
+        self._warned, self._keep_arrays, self._bound = set(), False, weakref.WeakKeyDictionary()
+        self.__wrapped__ = fn
+        for a in ("__name__", "__qualname__", "__doc__", "__module__"):
+            if hasattr(fn, a):
+                setattr(self, a, getattr(fn, a))
+        _ALL.add(self)
+
+    def __get__(self, obj, objtype=None):
+        """A compiled method (`@torch.compile` on `def forward(self, x)`): one compiled function per instance."""
+        if obj is None:
+            return self
+        bound = self._bound.get(obj)
+        if bound is None:
+            bound = self._bound[obj] = CompiledFunction(self._fn.__get__(obj, objtype), self.fullgraph, self.dynamic,
+                                                        self.backend, self.mode, self.options)
+        return bound
+
+    def _reset(self):
+        self._entries.clear()
+        self._states.clear()
+        self._last_key = None
+
+    # ------------------------------------------------------------------ the call
+    def __call__(self, *args, **kwargs):
+        if config.disable or config.tracing:
+            return self._fn(*args, **kwargs)
+        objects = tuple(id(a) for a in (*args, *kwargs.values()) if not isinstance(a, (Tensor, int, float)))
+        st = self._states.get(objects)
+        if st is None:  # the state this function reaches with these (non-tensor) arguments
+            st = self._states[objects] = _state.State(_state.find(self._fn, args, kwargs))
+            if st.found.optimizers and self._calls == 0:
+                self._calls += 1  # the warm-up call runs eagerly: it creates the optimizer's lazy state
+                return self._fn(*args, **kwargs)
+        self._calls += 1
+        counters["frames"]["total"] += 1
+        tensors, hypers = st.tensors(), st.hypers()
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        spec = tuple((t.shape, t.dtype, t.requires_grad, t._device) if isinstance(t, Tensor) else _static(t)
+                     for t in leaves)
+        key = (treedef, spec, st.key(tensors, hypers), STATE.enabled)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._new_entry(key, st, tensors, hypers, spec)
+            if entry is None:
+                return self._fn(*args, **kwargs)
+        self._last_key = key
+        if entry.eager:
+            return self._fn(*args, **kwargs)
+        return self._run(entry, st, tensors, hypers, leaves, treedef, args, kwargs)
+
+    def _new_entry(self, key, st, tensors, hypers, spec):
+        if len(self._entries) >= config.cache_size_limit:
+            if "limit" not in self._warned:
+                self._warned.add("limit")
+                warnings.warn(f"torch._dynamo hit config.cache_size_limit ({config.cache_size_limit})\n   function: "
+                              f"'{getattr(self._fn, '__name__', self._fn)}'\n   last reason: {self._why(key)}\nTo log "
+                              "all recompilation reasons, use TORCH_LOGS=\"recompiles\".", stacklevel=3)
+            return None
+        counters["stats"]["unique_graphs"] += 1
+        if self._entries:
+            counters["stats"]["recompiles"] += 1
+            if _log_recompiles():
+                print(f"torch.compile: recompiling {getattr(self, '__qualname__', self._fn)}: {self._why(key)}",
+                      file=sys.stderr)
+        entry = self._entries[key] = _Entry(key, tensors, hypers, spec, st)
+        return entry
+
+    def _why(self, key):
+        """The first guard that differs from the previous call's key, with old and new values."""
+        old = self._last_key
+        if old is None:
+            return "no previous program"
+        names = ("input structure", "inputs", "state", "grad mode")
+        for name, a, b in zip(names, old, key):
+            if a != b:
+                if name == "inputs":
+                    for i, (x, y) in enumerate(zip(a, b)):
+                        if x != y:
+                            return f"input {i} changed from {_describe(x)} to {_describe(y)}"
+                if name == "state":
+                    return _state_why(a, b)
+                return f"{name} changed from {a} to {b}"
+        return "unknown"
+
+    def _run(self, entry, st, tensors, hypers, leaves, treedef, args, kwargs):
+        for s in entry.before:
+            s.step()
+        for t in tensors:
+            _commit(t)
+        dyn = list(tensors)
+        dyn += [t._grad for t in tensors if t._grad is not None]
+        dyn += [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
+        dyn += [_random._key_on(g, g.device) for g in st.found.generators]  # a jax array, never numpy
+        dyn += [x for x in leaves if isinstance(x, Tensor)]
+        if entry.comp is None:
+            entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves))
+        if self._keep_arrays:  # torch._dynamo.explain re-traces the program from them
+            entry.arrays = [t._arr() if isinstance(t, Tensor) else t for t in dyn]
+        try:
+            if entry.detached:  # no autograd node to record: the program runs on the arrays directly
+                outs = entry.comp.fwd(*[t._arr() if isinstance(t, Tensor) else t for t in dyn])
+                device = tensors[0]._device if tensors else _dispatch._default_device()
+            else:
+                res = _dispatch.run(entry.comp, dyn)
+                res = res if isinstance(res, tuple) else (res,)
+                outs, device = [r._data for r in res], res[0]._device
+        except _BREAKS as e:
+            return self._graph_break(entry, e, args, kwargs)
+        out = self._write_back(entry, outs, res if not entry.detached else None, device)
+        for s in entry.after:
+            s.step()
+        return out
+
+    def _graph_break(self, entry, e, args, kwargs):
+        where = _user_frame(e.__traceback__)
+        msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if self.fullgraph:
+            raise Unsupported(f"torch.compile(fullgraph=True): graph break at {where}: code needs a concrete value "
+                              f"({msg})") from e
+        entry.eager, entry.comp = True, None
+        counters["graph_break"][msg] += 1
+        self._report_break(where, msg)
+        return self._fn(*args, **kwargs)
+
+    def _report_break(self, where, msg):
+        if where not in self._warned:
+            self._warned.add(where)
+            warnings.warn(f"torch.compile: graph break at {where} (code needs a concrete value: {msg}); "
+                          "this call and later ones with the same guards run eagerly", stacklevel=5)
+
+    # ------------------------------------------------------------------ tracing
+    def _raw(self, entry, treedef, leaves0):
+        fn, st = self._fn, entry.state
+        tensors, hypers, gens = entry.tensors, entry.hypers, st.found.generators
+        grad_mode = entry.key[-1]
+        is_tensor = [isinstance(x, Tensor) for x in leaves0]
+        meta = [(x._device, x.requires_grad) if isinstance(x, Tensor) else x for x in leaves0]
+        ngrad = sum(t._grad is not None for t in tensors)
+
+        def raw(*arrays):
+            it = iter(arrays)
+            saved = _Saved(tensors, st)
+            try:
+                for t in tensors:
+                    t._data, t._np = next(it), None
+                for t in tensors:
+                    if t._grad is not None:
+                        g = t._grad
+                        g._data, g._np = next(it), None
+                traced = {id(group): {k: _unflat(v, it) for k, v in hp.items()} for group, hp in hypers}
+                for g in gens:
+                    g._key = next(it)
+                leaves = []
+                for m, is_t in zip(meta, is_tensor):
+                    if is_t:
+                        t = Tensor._from_array(next(it), m[0])
+                        t.requires_grad = m[1]
+                        leaves.append(t)
+                    else:
+                        leaves.append(m)
+                args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+                with set_grad_enabled(grad_mode), _Tracing(entry, traced, st.found.schedulers):
+                    out = fn(*args, **kwargs)
+                return self._outputs(entry, out, saved, ngrad, arrays)
+            finally:
+                saved.restore()
+
+        raw.__name__ = f"compiled_{getattr(fn, '__name__', 'function')}"
+        return raw
+
+    def _outputs(self, entry, out, saved, ngrad, arrays):
+        """The program's outputs: the function's tensors, then every state slot that changed."""
+        leaves, treedef = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+        res, spec = [], []
+        for x in leaves:
+            if isinstance(x, Tensor):
+                res.append(x._arr())
+                spec.append(None)
+            else:
+                spec.append(x)
+        inputs = {id(a) for a in arrays}
+        writes = []  # (kind, target, index into res)
+        for t in entry.tensors:
+            a = t._arr()
+            if id(a) not in inputs:
+                writes.append(("data", t, len(res)))
+                res.append(a)
+        grads_changed = False
+        for t, old in zip(entry.tensors, saved.grads):
+            g = t._grad
+            if g is None:
+                if old is not None:
+                    writes.append(("nograd", t, None))
+                    grads_changed = True
+            elif g is old:
+                a = g._arr()
+                if id(a) not in inputs:
+                    writes.append(("graddata", g, len(res)))
+                    res.append(a)
+                    grads_changed = True
+            else:
+                writes.append(("newgrad", t, len(res)))
+                res.append(g._arr())
+                grads_changed = True
+        known = {id(t) for t in entry.tensors}
+        for opt, before in zip(entry.state.found.optimizers, saved.opt_states):
+            for p, stt in opt.state.items():
+                for k, v in stt.items():
+                    if isinstance(v, Tensor) and id(v) in known:
+                        continue
+                    if isinstance(v, Tensor):
+                        writes.append(("optnew", (opt, p, k, v._device), len(res)))
+                        res.append(v._arr())
+                    elif before.get(p, {}).get(k, _MISSING) is not v:
+                        writes.append(("optvalue", (opt, p, k), v))
+        for g in entry.state.found.generators:
+            writes.append(("key", g, len(res)))
+            res.append(g._key)
+        entry.out = (treedef, spec, writes)
+        entry.detached = grads_changed
+        return tuple(res)
+
+    def _write_back(self, entry, outs, res, device):
+        """Write the program's state outputs into their slots; the function's outputs as Tensors (those of the
+        recorded node, `res`, when there is one)."""
+        treedef, spec, writes = entry.out
+        k = iter(range(len(spec)))
+        leaves = [(res[next(k)] if res is not None else Tensor._from_array(outs[next(k)], device)) if s is None else s
+                  for s in spec]
+        for kind, target, i in writes:
+            if kind == "data" or kind == "graddata":  # the node's own writes (BatchNorm statistics) keep versions
+                _set(target, outs[i], entry.detached)
+            elif kind == "newgrad":
+                target._grad = Tensor._from_array(outs[i], target._device)
+            elif kind == "nograd":
+                target._grad = None
+            elif kind == "optnew":
+                opt, p, name, dev = target
+                opt.state[p][name] = Tensor._from_array(outs[i], dev)
+            elif kind == "optvalue":
+                opt, p, name = target
+                opt.state[p][name] = i
+            elif kind == "key":
+                target._key = outs[i]
+        return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+_MISSING = object()
+
+
+class _Saved:
+    """Everything a trace may change, put back afterwards: the traced call leaves no tracer behind."""
+
+    def __init__(self, tensors, st):
+        self.tensors = [(t, t._data, t._np, t._sv, t._vc, t._grad, t._grad_fn, getattr(t, "_output_nr", 0))
+                        for t in tensors]
+        self.grads = [t._grad for t in tensors]
+        self.grad_data = [(g, g._data, g._np, g._sv, g._vc) for g in self.grads if g is not None]
+        self.opt_states = [{p: dict(s) for p, s in opt.state.items()} for opt in st.found.optimizers]
+        self.opts = st.found.optimizers
+        self.keys = [(g, g._key) for g in st.found.generators]
+        self.modules = [(m, dict(m._parameters), dict(m._buffers)) for m in st.modules]
+
+    def restore(self):
+        for t, data, np_, sv, vc, grad, fn, nr in self.tensors:
+            t._data, t._np, t._sv, t._vc, t._grad, t._grad_fn, t._output_nr = data, np_, sv, vc, grad, fn, nr
+        for g, data, np_, sv, vc in self.grad_data:
+            g._data, g._np, g._sv, g._vc = data, np_, sv, vc
+        for opt, before in zip(self.opts, self.opt_states):
+            opt.state.clear()
+            opt.state.update({p: dict(s) for p, s in before.items()})
+        for g, key in self.keys:
+            g._key = key
+        for m, params, buffers in self.modules:
+            m._parameters.clear()
+            m._parameters.update(params)
+            m._buffers.clear()
+            m._buffers.update(buffers)
+
+
+class _Tracing:
+    """While tracing: optimizer groups read traced hyperparameters, `torch.compiler.is_compiling()` is true, and
+    LRScheduler.step is recorded (to run eagerly around each call) instead of traced."""
+
+    def __init__(self, entry, hypers, schedulers):
+        self.entry, self.hypers, self.schedulers = entry, hypers, schedulers
+
+    def __enter__(self):
+        trace = _optim.TRACE
+        self.entry.before, self.entry.after = [], []
+        self._prev = trace.hypers, trace.steps, config.tracing, _dispatch.TRACING
+        trace.hypers, trace.steps, config.tracing, _dispatch.TRACING = self.hypers, 0, True, True
+        for sched in self.schedulers:
+            sched.step = functools.partial(self._record, sched)
+        return self
+
+    def _record(self, sched, *args, **kwargs):
+        if args or kwargs:
+            raise GraphBreak(f"{type(sched).__name__}.step() with arguments")
+        (self.entry.after if _optim.TRACE.steps else self.entry.before).append(sched)
+
+    def __exit__(self, *exc):
+        trace = _optim.TRACE
+        trace.hypers, trace.steps, config.tracing, _dispatch.TRACING = self._prev
+        for sched in self.schedulers:
+            del sched.step
+
+
+def _set(t, a, bump):
+    if t._base is None and t._np is None:
+        t._data = a
+        t._sv += 1
+        t._vc += bump
+    else:
+        t._write(Tensor._from_array(a, t._device), record=False)
+
+
+def _commit(t):
+    """Place a state tensor's array on its device explicitly: an uncommitted array (fresh from jnp.zeros) and
+    the committed one the program writes back would otherwise be two signatures, two compiles."""
+    a = t._data
+    if a is not None and t._base is None and getattr(a, "committed", True) is False:
+        t._data = jax.device_put(a, _device.jax_device(t._device))
+
+
+def _unflat(v, it):
+    if isinstance(v, (tuple, list)):
+        return type(v)(_unflat(x, it) for x in v)
+    return next(it)
+
+
+def _is_leaf(x):
+    return isinstance(x, Tensor)
+
+
+def _static(v):
+    try:
+        hash(v)
+        return (type(v), v)
+    except TypeError:
+        return (type(v), id(v))
+
+
+def _describe(x):
+    if isinstance(x, tuple) and len(x) == 4 and isinstance(x[0], tuple):
+        return f"Tensor(shape={list(x[0])}, dtype={x[1]}, requires_grad={x[2]})"
+    return repr(x[1]) if isinstance(x, tuple) and len(x) == 2 else repr(x)
+
+
+def _state_why(a, b):
+    labels = ("state tensors (identity, shape, dtype, requires_grad, grad)", "module training flags",
+              "optimizer options", "optimizer state")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            label = labels[min(i, 3) if i < 2 else 2 + (i - 2) % 2] if i < len(a) - 1 else "optimizer groups"
+            if i == 1:
+                return f"{label} changed from {x} to {y}"
+            if i == 0 and len(x) == len(y):
+                for j, (u, v) in enumerate(zip(x, y)):
+                    if u != v:
+                        return (f"state tensor {j} changed from shape={list(u[1])}, dtype={u[2]}, requires_grad={u[3]}"
+                                f", grad={u[5]} to shape={list(v[1])}, dtype={v[2]}, requires_grad={v[3]}, "
+                                f"grad={v[5]}")
+            return f"{label} changed"
+    return "state changed"
+
+
+def _compiled_function(*args):
+    """The op every compiled call is (its node is CompiledFunctionBackward, as torch's)."""
+
+
+_OP = _dispatch.Op("compiled_function", _compiled_function, arrays=(), grad_name="CompiledFunctionBackward",
+                   method=False, function=False)
+_OP.fuse = False  # its backward is already one program; a fused graph would retrace the whole function
+
+
+def reset():
+    """torch.compiler.reset(): forget every compiled program (the next call of each traces again)."""
+    for f in list(_ALL):
+        f._reset()

@@ -1,0 +1,194 @@
+"""What a compiled function reads and writes without being told: the state it reaches.
+
+`find(fn, args, kwargs)` walks the function's closure cells, the globals its code names (and the code of
+functions and methods it reaches), its bound `self` and its arguments, collecting modules, optimizers,
+learning-rate schedulers, generators and plain tensors. `State` turns what was found into slots:
+
+- every root tensor's values (parameters, buffers, optimizer state, plain tensors) and its `.grad`,
+- each optimizer group's hyperparameters (`lr`, `betas` ...): data, so a changing learning rate does
+  not recompile,
+- each generator's key, so dropout draws the same stream as eagerly.
+
+While a trace runs, the slots hold tracers; `swap_in`/`swap_out` put them in and take the results out
+and restore what was there, so the traced function leaves no tracer behind.
+"""
+
+from __future__ import annotations
+
+import types
+
+from .. import _random
+from .._tensor import Tensor
+from ..nn.modules.module import Module
+from ..optim import optimizer as _optim
+from ..optim.lr_scheduler import LRScheduler
+
+_CONTAINERS = (list, tuple, dict)
+_SKIP_MODULES = ("facade", "functional", "jax", "numpy", "builtins")
+
+
+def _own_code(obj):
+    """The code object of a user function or method (not facade's, jax's or a builtin's)."""
+    fn = getattr(obj, "__func__", obj)
+    code = getattr(fn, "__code__", None)
+    mod = getattr(fn, "__module__", None) or ""
+    if code is None or mod.split(".")[0] in _SKIP_MODULES:
+        return None, None
+    return fn, code
+
+
+def _names(code):
+    """Global names a code object and its nested code objects read."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+class Found:
+    """Objects a function reaches, each kind in first-seen order."""
+
+    def __init__(self):
+        self.modules, self.optimizers, self.schedulers, self.generators, self.tensors = [], [], [], [], []
+        self._seen = set()
+
+    def add(self, obj, depth=0):
+        if id(obj) in self._seen or depth > 4:
+            return
+        if isinstance(obj, Tensor):
+            self._seen.add(id(obj))
+            self.tensors.append(obj)
+        elif isinstance(obj, Module):
+            self._seen.add(id(obj))
+            self.modules.append(obj)
+            for v in vars(obj).values():  # plain attributes: an optimizer or tensor kept on a model
+                if isinstance(v, (_optim.Optimizer, LRScheduler, _random.Generator)):
+                    self.add(v, depth + 1)
+            for m in obj.modules():  # the code of every submodule's forward: globals and closures it reads
+                self.add_code(type(m).forward, depth + 1)
+        elif isinstance(obj, _optim.Optimizer):
+            self._seen.add(id(obj))
+            self.optimizers.append(obj)
+        elif isinstance(obj, LRScheduler):
+            self._seen.add(id(obj))
+            self.schedulers.append(obj)
+            self.add(obj.optimizer, depth + 1)
+        elif isinstance(obj, _random.Generator):
+            self._seen.add(id(obj))
+            self.generators.append(obj)
+        elif isinstance(obj, _CONTAINERS):
+            self._seen.add(id(obj))
+            for v in (obj.values() if isinstance(obj, dict) else obj):
+                self.add(v, depth + 1)
+        elif callable(obj):
+            self.add_code(obj, depth + 1)
+        elif hasattr(obj, "__dict__") and not isinstance(obj, type) and type(obj).__module__ != "builtins":
+            self._seen.add(id(obj))  # a user object holding the model, optimizer ...: its attributes
+            for v in vars(obj).values():
+                self.add(v, depth + 1)
+
+    def add_code(self, obj, depth):
+        fn, code = _own_code(obj)
+        if code is None or id(code) in self._seen:
+            return
+        self._seen.add(id(code))
+        if getattr(obj, "__self__", None) is not None:
+            self.add(obj.__self__, depth)
+        for v in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):  # def step(model=model): ...
+            self.add(v, depth)
+        for cell in fn.__closure__ or ():
+            try:
+                self.add(cell.cell_contents, depth)
+            except ValueError:  # an empty cell
+                pass
+        g = fn.__globals__
+        for name in _names(code):
+            if name in g:
+                v = g[name]
+                if not isinstance(v, types.ModuleType):
+                    self.add(v, depth)
+
+
+def find(fn, args, kwargs):
+    found = Found()
+    found.add(_random.default_generator)
+    found.add_code(fn, 0)
+    if getattr(fn, "__self__", None) is not None:
+        found.add(fn.__self__)
+    for a in (*args, *kwargs.values()):
+        if not isinstance(a, Tensor):  # input tensors are inputs, not state
+            found.add(a)
+    return found
+
+
+class State:
+    """The slots of what `find` found, read fresh on every call (parameters may be replaced between calls)."""
+
+    def __init__(self, found):
+        self.found = found
+        self.modules = []
+        for m in found.modules:
+            self.modules.extend(m.modules())
+
+    def tensors(self):
+        """Root tensors whose values are state: parameters, buffers, optimizer state, plain tensors."""
+        out, seen = [], set()
+
+        def add(t):
+            if t is not None and id(t) not in seen and t._base is None:
+                seen.add(id(t))
+                out.append(t)
+
+        for m in self.modules:
+            for p in m._parameters.values():
+                add(p)
+            for b in m._buffers.values():
+                add(b)
+        for opt in self.found.optimizers:
+            for group in opt.param_groups:
+                for p in group["params"]:
+                    add(p)
+            for st in opt.state.values():
+                for v in st.values():
+                    if isinstance(v, Tensor):
+                        add(v)
+        for t in self.found.tensors:
+            add(t if t._base is None else t._base)
+        return out
+
+    def hypers(self):
+        """(group, hyperparameters) of every optimizer group whose update reads them as traced values."""
+        return [(g, opt._hypers(g)) for opt in self.found.optimizers if type(opt).step is _optim.Optimizer.step
+                for g in opt.param_groups]
+
+    def key(self, tensors, hypers):
+        """What a compiled program depends on besides the values: shapes, dtypes, structure, flags."""
+        parts = [tuple((id(t), t.shape, t.dtype, t.requires_grad, t._device,
+                        None if t._grad is None else (t._grad.shape, t._grad.dtype)) for t in tensors),
+                 tuple(m.training for m in self.modules)]
+        for opt in self.found.optimizers:
+            if type(opt).step is _optim.Optimizer.step:  # the update's static options; hyperparameters are data
+                parts.append(tuple(opt._statics(g) for g in opt.param_groups))
+            else:  # a step of its own reads every group value as a Python constant
+                parts.append(tuple(tuple((k, _hashable(v)) for k, v in g.items() if k != "params")
+                                   for g in opt.param_groups))
+            parts.append(tuple((id(p), tuple(sorted(st))) for p, st in opt.state.items()))
+        parts.append(tuple((id(g), tuple(hp)) for g, hp in hypers))
+        return tuple(parts)
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def _flat(v):
+    if isinstance(v, (tuple, list)):
+        for x in v:
+            yield from _flat(x)
+    else:
+        yield v

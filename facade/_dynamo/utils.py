@@ -1,0 +1,7 @@
+"""torch._dynamo.utils: `counters` (compiles, recompiles, graph breaks ...)."""
+
+from __future__ import annotations
+
+from .._compile import counters
+
+__all__ = ["counters"]

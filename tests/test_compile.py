@@ -1,0 +1,337 @@
+"""torch.compile: compiled modules and whole training steps train exactly as eager does (eager facade, and real
+torch eager where no random draw is involved), without recompiling; recompiles are explained, graph breaks
+fall back with one warning, fullgraph raises. torch's own wrapper semantics are checked against real torch."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import facade
+from facade.compiler import metrics, reset_metrics
+
+from ._compare import host
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((16, 20)).astype(np.float32)
+Y = RNG.integers(0, 4, 16)
+
+
+def _model(lib, dropout=0.0):
+    nn = lib.nn
+    lib.manual_seed(0)
+    return nn.Sequential(nn.Linear(20, 32, bias=False), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(dropout),
+                         nn.Linear(32, 4))
+
+
+def _same_init(dropout=0.0):
+    t, f = _model(torch, dropout), _model(facade, dropout)
+    with facade.no_grad():
+        for (_, a), (_, b) in zip(t.state_dict().items(), f.state_dict().items()):
+            b.copy_(facade.tensor(host(a)))
+    return t, f
+
+
+def _train(lib, model, step_fn_builder, steps=20):
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
+    sched = lib.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.9 ** e)
+    step = step_fn_builder(lib, model, opt, sched)
+    x, y = lib.tensor(X), lib.tensor(Y)
+    losses = [float(step(x, y)) for _ in range(steps)]
+    return losses, model, opt
+
+
+def _plain_step(lib, model, opt, sched):
+    nn = lib.nn
+
+    def step(x, y):
+        opt.zero_grad()
+        for half in (slice(0, 8), slice(8, 16)):  # gradient accumulation over two micro-batches
+            loss = nn.functional.cross_entropy(model(x[half]), y[half]) / 2
+            loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        opt.step()
+        sched.step()
+        return loss
+
+    return step
+
+
+def _compiled_step(lib, model, opt, sched):
+    return lib.compile(_plain_step(lib, model, opt, sched))
+
+
+def _assert_trained_alike(a, b, rtol=2e-5, atol=2e-6):
+    (la, ma, oa), (lb, mb, ob) = a, b
+    np.testing.assert_allclose(la, lb, rtol=rtol, atol=atol)
+    for (n, p), (_, q) in zip(ma.state_dict().items(), mb.state_dict().items()):
+        np.testing.assert_allclose(host(p), host(q), rtol=rtol, atol=atol, err_msg=n)
+    for sa, sb in zip(oa.state_dict()["state"].values(), ob.state_dict()["state"].values()):
+        for k in sa:
+            np.testing.assert_allclose(host(sa[k]), host(sb[k]), rtol=rtol, atol=atol, err_msg=k)
+
+
+def test_whole_step_compile_trains_as_torch_eager():
+    """A step with zero_grad, two accumulated backwards, clip_grad_norm_, AdamW and LambdaLR: one program."""
+    t, f = _same_init()
+    expected = _train(torch, t, _plain_step)
+    got = _train(facade, f, _compiled_step)
+    _assert_trained_alike(expected, got)
+
+
+def test_whole_step_compile_with_dropout_matches_facade_eager():
+    """Dropout draws the same stream compiled as eagerly (the generator's key is program state)."""
+    eager = _train(facade, _model(facade, 0.3), _plain_step)
+    compiled = _train(facade, _model(facade, 0.3), _compiled_step)
+    _assert_trained_alike(eager, compiled)
+    assert facade.randn(3).tolist() != []  # the global generator is usable after compiled calls
+
+
+def test_compiled_step_runs_one_program_per_call_and_never_recompiles():
+    model = _model(facade)
+    opt = facade.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = facade.tensor(X), facade.tensor(Y)
+
+    @facade.compile
+    def step():  # reaches model and opt through globals/closures only
+        opt.zero_grad()
+        facade.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    before = model[0].weight.detach().clone()
+    step()  # eager warm-up: the optimizer's lazy state
+    step()  # traces and compiles
+    reset_metrics()
+    for i in range(5):
+        for g in opt.param_groups:
+            g["lr"] = 0.1 / (i + 1)  # a learning rate changing every step is data, not a recompile
+        step()
+    assert metrics().compiles == 0
+    assert not facade.equal(model[0].weight, before)
+
+
+def test_changing_lr_is_used_by_the_compiled_step():
+    results = []
+    for compiled in (False, True):
+        model = _model(facade)
+        opt = facade.optim.SGD(model.parameters(), lr=0.1)
+        x, y = facade.tensor(X), facade.tensor(Y)
+
+        def step(model=model, opt=opt, x=x, y=y):
+            opt.zero_grad()
+            loss = facade.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        step = facade.compile(step) if compiled else step
+        losses = []
+        for i in range(6):
+            opt.param_groups[0]["lr"] = [0.5, 0.0, 0.1, 0.0, 0.2, 0.05][i]
+            losses.append(float(step()))
+        results.append(losses)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+    assert results[1][2] == results[1][1]  # lr 0.0 made no change: the program read the new value
+
+
+def test_new_shape_recompiles_once_and_says_why(monkeypatch, capsys):
+    monkeypatch.setenv("TORCH_LOGS", "recompiles")
+    model = facade.compile(facade.nn.Linear(4, 2))
+    model(facade.ones(3, 4))
+    model(facade.ones(3, 4))
+    assert "recompiling" not in capsys.readouterr().err
+    before = facade._dynamo.utils.counters["stats"]["recompiles"]
+    model(facade.ones(5, 4))
+    model(facade.ones(5, 4))
+    err = capsys.readouterr().err
+    assert facade._dynamo.utils.counters["stats"]["recompiles"] == before + 1
+    assert err.count("recompiling") == 1
+    assert "input 0 changed from Tensor(shape=[3, 4]" in err and "to Tensor(shape=[5, 4]" in err
+
+
+def test_compiled_module_trains_as_torch_eager():
+    """torch.compile(model) with an eager optimizer loop: one forward program, one CompiledFunctionBackward."""
+    t, f = _same_init()
+    cf = facade.compile(f)
+    assert next(cf.parameters()) is next(f.parameters())
+    results = []
+    for lib, model in ((torch, t), (facade, cf)):
+        opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x, y = lib.tensor(X), lib.tensor(Y)
+        losses = []
+        for _ in range(10):
+            opt.zero_grad()
+            out = model(x)
+            loss = lib.nn.functional.cross_entropy(out, y)
+            loss.backward()
+            lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+        results.append((losses, t if lib is torch else f))
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=2e-5)
+    for (n, p), (_, q) in zip(t.state_dict().items(), f.state_dict().items()):
+        np.testing.assert_allclose(host(p), host(q), rtol=2e-5, atol=2e-6, err_msg=n)  # BatchNorm statistics too
+    cf.eval()
+    np.testing.assert_allclose(host(cf(facade.tensor(X))), host(t.eval()(torch.tensor(X))), rtol=2e-5, atol=2e-6)
+    with facade.no_grad():
+        assert cf(facade.tensor(X)).grad_fn is None
+
+
+def test_compile_of_a_function_is_differentiable():
+    w = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    grads = []
+    for lib in (torch, facade):
+        x, wt = lib.tensor(X[:2, :3]), lib.tensor(w, requires_grad=True)
+        fn = (lambda a, b: (a @ b).tanh().sum(-1)) if lib is torch else lib.compile(lambda a, b: (a @ b).tanh().sum(-1))
+        out = fn(x, wt)
+        (out * lib.tensor([1.0, -2.0])).sum().backward()
+        grads.append((host(out), host(wt.grad)))
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_optimized_module_is_torchs_wrapper():
+    for lib in (torch, facade):
+        m = lib.nn.Linear(3, 2)
+        c = lib.compile(m)
+        assert type(c).__name__ == "OptimizedModule" and c._orig_mod is m
+        assert isinstance(c, lib.nn.Module) and isinstance(c, lib._dynamo.eval_frame.OptimizedModule)
+        assert list(c.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+        assert c.weight is m.weight and c.in_features == 3 and next(c.parameters()) is m.weight
+        c.eval()
+        assert not c.training and not m.training
+        plain = lib.nn.Linear(3, 2)  # a compiled module's checkpoint loads after stripping the prefix
+        plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in c.state_dict().items()})
+        assert lib.equal(plain.weight, m.weight)
+        m.compile()  # in place: keys unchanged
+        assert list(m.state_dict()) == ["weight", "bias"]
+
+
+def test_bad_compile_arguments_match_torch():
+    for kwargs in ({"mode": "fastest"}, {"mode": "default", "options": {}}):
+        with pytest.raises(RuntimeError) as ref:
+            torch.compile(lambda x: x, **kwargs)
+        with pytest.raises(RuntimeError) as got:
+            facade.compile(lambda x: x, **kwargs)
+        assert str(got.value) == str(ref.value)
+
+
+def _branchy(x):
+    y = x.sin()
+    if y.sum() > 0:  # needs a value: a graph break
+        return y * 2
+    return y - 1
+
+
+def test_graph_break_falls_back_with_one_warning():
+    f = facade.compile(_branchy)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outs = [f(facade.tensor(v)) for v in ([1.0, 2.0], [-1.0, -2.0], [0.5, 0.5])]
+    breaks = [w for w in caught if "graph break" in str(w.message)]
+    assert len(breaks) == 1 and re.search(r"test_compile\.py:\d+", str(breaks[0].message))
+    assert breaks[0].filename == __file__
+    for v, o in zip(([1.0, 2.0], [-1.0, -2.0], [0.5, 0.5]), outs):
+        np.testing.assert_allclose(host(o), host(_branchy(torch.tensor(v))), rtol=1e-6)
+
+
+def test_fullgraph_raises_naming_the_line():
+    f = facade.compile(_branchy, fullgraph=True)
+    with pytest.raises(facade._dynamo.exc.Unsupported, match=r"test_compile\.py:\d+"):
+        f(facade.ones(2))
+    assert issubclass(facade._dynamo.exc.Unsupported, RuntimeError)
+
+
+def test_disable_and_is_compiling():
+    seen = []
+
+    @facade.compiler.disable
+    def log(x):
+        seen.append(facade.compiler.is_compiling())
+        return x
+
+    def fn(x):
+        seen.append(facade.compiler.is_compiling())
+        return log(x * 2)
+
+    f = facade.compile(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f(facade.ones(2))
+        f(facade.ones(2))
+    assert seen[0] is True  # traced: is_compiling; then the disabled function broke the graph
+    assert seen[1:] == [False, False, False, False]  # eager fallback: side effects on every call
+    assert facade._dynamo.is_compiling() is False
+
+
+def test_cache_size_limit_warns_and_runs_eagerly():
+    f = facade.compile(lambda x: x * 2)
+    with facade._dynamo.config.patch(cache_size_limit=2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outs = [f(facade.ones(n)) for n in (1, 2, 3)]
+    assert any("cache_size_limit (2)" in str(w.message) for w in caught)
+    assert [o.tolist() for o in outs] == [[2.0], [2.0, 2.0], [2.0, 2.0, 2.0]]
+
+
+def test_explain_counts_graphs_and_breaks():
+    e = facade._dynamo.explain(_branchy)(facade.ones(3))
+    assert (e.graph_count, e.graph_break_count) == (0, 1)
+    assert "test_compile.py" in e.break_reasons[0].user_stack[0]
+    e = facade._dynamo.explain(lambda x: x.sin() * 2)(facade.ones(3))
+    assert (e.graph_count, e.graph_break_count) == (1, 0) and e.ops_per_graph[0] == ["sin", "mul"]
+    assert "Graph Count: 1" in str(e)
+
+
+def test_reset_forgets_programs():
+    f = facade.compile(lambda x: x + 1)
+    f(facade.ones(2))
+    facade.compiler.reset()
+    assert not f._entries
+    assert f(facade.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_jit_script_and_trace_keep_the_module_interface():
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    w = RNG.standard_normal((2, 3)).astype(np.float32)
+    outs = {}
+    for lib in (torch, facade):
+        m = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w))
+            m.bias.fill_(0.5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # torch 2.13 deprecates TorchScript
+            s, t = lib.jit.script(m), lib.jit.trace(m, lib.ones(1, 3))
+        assert (type(s).__name__, type(t).__name__) == ("RecursiveScriptModule", "TopLevelTracedModule")
+        assert isinstance(s, lib.jit.ScriptModule) and isinstance(s, lib.nn.Module)
+        assert list(s.state_dict()) == ["weight", "bias"] and s.weight is m.weight and t.weight is m.weight
+        outs[lib] = [host(s(lib.tensor(x))), host(t(lib.tensor(x)))]
+    for a, b in zip(outs[torch], outs[facade]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="torch.export"):
+        facade.jit.save(facade.jit.script(facade.nn.Linear(3, 2)), "model.pt")
+
+
+def test_compiled_method_compiles_once_per_instance():
+    class Net(facade.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = facade.nn.Linear(3, 3)
+
+        @facade.compile
+        def forward(self, x):
+            return self.lin(x).relu()
+
+    a, b = Net(), Net()
+    a(facade.ones(2, 3))
+    b(facade.ones(2, 3))
+    reset_metrics()
+    for _ in range(3):
+        ya, yb = a(facade.ones(2, 3)), b(facade.ones(2, 3))
+    assert metrics().compiles == 0
+    np.testing.assert_allclose(host(ya), host(a.lin(facade.ones(2, 3)).relu()), rtol=1e-6)
+    assert not facade.equal(ya, yb)
