@@ -335,3 +335,91 @@ def test_compiled_method_compiles_once_per_instance():
     assert metrics().compiles == 0
     np.testing.assert_allclose(host(ya), host(a.lin(facade.ones(2, 3)).relu()), rtol=1e-6)
     assert not facade.equal(ya, yb)
+
+
+def test_compiled_step_with_an_optax_optimizer_matches_eager():
+    """from_optax keeps one pytree of tensors as its state: lifted into the program and written back."""
+    import optax
+
+    results = []
+    for compiled in (False, True):
+        model = _model(facade)
+        opt = facade.optim.from_optax(model.parameters(), optax.adam(1e-2))
+        x, y = facade.tensor(X), facade.tensor(Y)
+
+        def step(model=model, opt=opt, x=x, y=y):
+            opt.zero_grad()
+            loss = facade.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        step = facade.compile(step) if compiled else step
+        results.append(([float(step()) for _ in range(6)], model))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5)
+    for (n, p), (_, q) in zip(results[0][1].state_dict().items(), results[1][1].state_dict().items()):
+        np.testing.assert_allclose(host(p), host(q), rtol=1e-5, atol=1e-6, err_msg=n)
+
+
+def test_module_as_a_pure_jax_function():
+    import jax
+    import jax.numpy as jnp
+    import optax
+
+    from facade.func import from_jax, jax_function
+
+    model = facade.nn.Sequential(facade.nn.Linear(20, 8), facade.nn.Tanh(), facade.nn.Linear(8, 1))
+    fn, params = jax_function(model)
+    x = jnp.asarray(X)
+    grads = jax.jit(jax.grad(lambda p, x: fn(p, x).sum()))(params, x)
+    model(facade.tensor(X)).sum().backward()
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(np.asarray(grads[name]), host(p.grad), rtol=1e-5, atol=1e-6)
+    assert jax.vmap(lambda xi: fn(params, xi))(x).shape == (16, 1)
+    tx = optax.sgd(0.1)
+    updates, _ = tx.update(grads, tx.init(params))
+    new = optax.apply_updates(params, updates)
+    model.load_state_dict({k: from_jax(v) for k, v in new.items()})
+    np.testing.assert_allclose(host(model[0].weight), np.asarray(new["0.weight"]))
+
+
+def _ste_model(lib):
+    class STE(lib.autograd.Function):  # round forward, clipped straight-through backward
+        @staticmethod
+        def forward(ctx, x, scale):
+            ctx.save_for_backward(x)
+            ctx.scale = scale
+            return (x * scale).round()
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * ctx.scale * (x.abs() < 2), None
+
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return STE.apply(self.lin(x), 2.0).sum(-1)
+
+    m = M()
+    with lib.no_grad():
+        m.lin.weight.copy_(lib.tensor(np.eye(3, dtype=np.float32) * 1.5))
+        m.lin.bias.fill_(0.1)
+    return m
+
+
+def test_custom_function_backward_is_used_by_a_compiled_module():
+    """JAX differentiates a compiled module's forward: the Function's own backward must be its custom VJP."""
+    x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3)
+    grads = []
+    for lib in (torch, facade):
+        m = _ste_model(lib)
+        run = m if lib is torch else facade.compile(m)
+        out = run(lib.tensor(x))
+        (out * lib.tensor([1.0, 2.0])).sum().backward()
+        grads.append((host(out), host(m.lin.weight.grad), host(m.lin.bias.grad)))
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

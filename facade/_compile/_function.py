@@ -77,7 +77,14 @@ class _Entry:
         self.detached = False     # the function ran backward itself: its outputs carry no graph
         self.out = None           # set while tracing: how to read the outputs back
         self.arrays = None        # the first call's inputs, kept for explain() only
+        # A step that reaches an optimizer donates the buffers of its state tensors (parameters, buffers, optimizer
+        # state; not grads, which a step usually replaces): the program writes every one of them back, so XLA
+        # updates them in place instead of allocating new ones.
+        self.donate = bool(state.found.optimizers)
+        self.ndonate = len(tensors) if self.donate else 0
+        self.donating = None
         self.before, self.after = [], []  # scheduler steps run eagerly around the program
+        self.modes = None  # (module, training) the function's train()/eval() set, from its trace: set on every call
 
 
 class CompiledFunction:
@@ -183,11 +190,17 @@ class CompiledFunction:
         dyn += [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves))
+            if entry.donate:
+                entry.donating = jax.jit(entry.comp.raw, donate_argnums=tuple(range(entry.ndonate)))
         if self._keep_arrays:  # torch._dynamo.explain re-traces the program from them
             entry.arrays = [t._arr() if isinstance(t, Tensor) else t for t in dyn]
         try:
-            if entry.detached:  # no autograd node to record: the program runs on the arrays directly
-                outs = entry.comp.fwd(*[t._arr() if isinstance(t, Tensor) else t for t in dyn])
+            if entry.donate or entry.detached:  # no autograd node to record: the program runs on the arrays
+                arrays = [(t._data if t._base is None and t._np is None else t._arr()) if isinstance(t, Tensor) else t
+                          for t in dyn]
+                n = entry.ndonate
+                fn = entry.donating if n and len({id(a) for a in arrays[:n]}) == n else entry.comp.fwd
+                outs = fn(*arrays)
                 device = tensors[0]._device if tensors else _dispatch._default_device()
             else:
                 res = _dispatch.run(entry.comp, dyn)
@@ -196,6 +209,9 @@ class CompiledFunction:
         except _BREAKS as e:
             return self._graph_break(entry, e, args, kwargs)
         out = self._write_back(entry, outs, res if not entry.detached else None, device)
+        st.written(tensors)
+        for m, mode in entry.modes or ():  # Python side effects of the trace: model.train() / model.eval()
+            m.training = mode
         for s in entry.after:
             s.step()
         return out
@@ -248,8 +264,11 @@ class CompiledFunction:
                     else:
                         leaves.append(m)
                 args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+                modes = [m.training for m in st.modules]
                 with set_grad_enabled(grad_mode), _Tracing(entry, traced, st.found.schedulers):
                     out = fn(*args, **kwargs)
+                if entry.modes is None:  # the forward's trace (a backward's retrace may start from other flags)
+                    entry.modes = [(m, m.training) for m, was in zip(st.modules, modes) if m.training != was]
                 return self._outputs(entry, out, saved, ngrad, arrays)
             finally:
                 saved.restore()
@@ -271,7 +290,7 @@ class CompiledFunction:
         writes = []  # (kind, target, index into res)
         for t in entry.tensors:
             a = t._arr()
-            if id(a) not in inputs:
+            if entry.donate or id(a) not in inputs:  # a donated buffer is always written back
                 writes.append(("data", t, len(res)))
                 res.append(a)
         grads_changed = False
@@ -293,15 +312,21 @@ class CompiledFunction:
                 grads_changed = True
         known = {id(t) for t in entry.tensors}
         for opt, before in zip(entry.state.found.optimizers, saved.opt_states):
-            for p, stt in opt.state.items():
-                for k, v in stt.items():
-                    if isinstance(v, Tensor) and id(v) in known:
-                        continue
-                    if isinstance(v, Tensor):
-                        writes.append(("optnew", (opt, p, k, v._device), len(res)))
+            for path, v in _state.opt_items(opt):
+                if isinstance(v, Tensor):
+                    if id(v) not in known:
+                        writes.append(("optnew", (opt, path, v._device), len(res)))
                         res.append(v._arr())
-                    elif before.get(p, {}).get(k, _MISSING) is not v:
-                        writes.append(("optvalue", (opt, p, k), v))
+                elif before.get((id(path[0]), path[1]), _MISSING) is not v:  # a new value or pytree (optax)
+                    values, tree = jax.tree_util.tree_flatten(v, is_leaf=_is_leaf)
+                    where = []
+                    for x in values:
+                        if isinstance(x, Tensor):
+                            where.append((len(res), x._device))
+                            res.append(x._arr())
+                        else:
+                            where.append((None, x))
+                    writes.append(("opttree", (opt, path, tree), where))
         for g in entry.state.found.generators:
             writes.append(("key", g, len(res)))
             res.append(g._key)
@@ -324,11 +349,12 @@ class CompiledFunction:
             elif kind == "nograd":
                 target._grad = None
             elif kind == "optnew":
-                opt, p, name, dev = target
-                opt.state[p][name] = Tensor._from_array(outs[i], dev)
-            elif kind == "optvalue":
-                opt, p, name = target
-                opt.state[p][name] = i
+                opt, path, dev = target
+                _state.set_opt_item(opt, path, Tensor._from_array(outs[i], dev))
+            elif kind == "opttree":
+                opt, path, tree = target
+                values = [x if j is None else Tensor._from_array(outs[j], x) for j, x in i]
+                _state.set_opt_item(opt, path, jax.tree_util.tree_unflatten(tree, values))
             elif kind == "key":
                 target._key = outs[i]
         return jax.tree_util.tree_unflatten(treedef, leaves)
@@ -345,7 +371,9 @@ class _Saved:
                         for t in tensors]
         self.grads = [t._grad for t in tensors]
         self.grad_data = [(g, g._data, g._np, g._sv, g._vc) for g in self.grads if g is not None]
-        self.opt_states = [{p: dict(s) for p, s in opt.state.items()} for opt in st.found.optimizers]
+        self.opt_states = [{(id(p), k): v for (p, k), v in _state.opt_items(opt)} for opt in st.found.optimizers]
+        self.opt_dicts = [{p: dict(s) if isinstance(s, dict) else s for p, s in opt.state.items()}
+                          for opt in st.found.optimizers]
         self.opts = st.found.optimizers
         self.keys = [(g, g._key) for g in st.found.generators]
         self.modules = [(m, dict(m._parameters), dict(m._buffers)) for m in st.modules]
@@ -355,9 +383,9 @@ class _Saved:
             t._data, t._np, t._sv, t._vc, t._grad, t._grad_fn, t._output_nr = data, np_, sv, vc, grad, fn, nr
         for g, data, np_, sv, vc in self.grad_data:
             g._data, g._np, g._sv, g._vc = data, np_, sv, vc
-        for opt, before in zip(self.opts, self.opt_states):
+        for opt, before in zip(self.opts, self.opt_dicts):
             opt.state.clear()
-            opt.state.update({p: dict(s) for p, s in before.items()})
+            opt.state.update({p: dict(s) if isinstance(s, dict) else s for p, s in before.items()})
         for g, key in self.keys:
             g._key = key
         for m, params, buffers in self.modules:
@@ -437,20 +465,20 @@ def _describe(x):
 
 
 def _state_why(a, b):
-    labels = ("state tensors (identity, shape, dtype, requires_grad, grad)", "module training flags",
-              "optimizer options", "optimizer state")
+    labels = ("state tensors", "requires_grad of state tensors", "grads of state tensors", "module training flags")
     for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            label = labels[min(i, 3) if i < 2 else 2 + (i - 2) % 2] if i < len(a) - 1 else "optimizer groups"
-            if i == 1:
-                return f"{label} changed from {x} to {y}"
-            if i == 0 and len(x) == len(y):
-                for j, (u, v) in enumerate(zip(x, y)):
-                    if u != v:
-                        return (f"state tensor {j} changed from shape={list(u[1])}, dtype={u[2]}, requires_grad={u[3]}"
-                                f", grad={u[5]} to shape={list(v[1])}, dtype={v[2]}, requires_grad={v[3]}, "
-                                f"grad={v[5]}")
-            return f"{label} changed"
+        if x == y:
+            continue
+        if i == 0:
+            if x[0] != y[0]:
+                return f"the state tensors changed ({len(x[0])} before, {len(y[0])} now, or other objects)"
+            j = next(j for j, (u, v) in enumerate(zip(x[1], y[1])) if u != v)
+            (s0, d0, _), (s1, d1, _) = x[1][j], y[1][j]
+            return f"state tensor {j} changed from shape={list(s0)}, dtype={d0} to shape={list(s1)}, dtype={d1}"
+        if i < 4:
+            j = next(j for j, (u, v) in enumerate(zip(x, y)) if u != v)
+            return f"{labels[i]}: entry {j} changed from {x[j]} to {y[j]}"
+        return "optimizer options or state changed" if i < len(a) - 1 else "optimizer groups changed"
     return "state changed"
 
 

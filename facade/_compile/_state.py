@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import types
 
+import jax
+
 from .. import _random
 from .._tensor import Tensor
 from ..nn.modules.module import Module
@@ -130,32 +132,16 @@ class State:
         self.modules = []
         for m in found.modules:
             self.modules.extend(m.modules())
+        self._ids = self._sv = self._meta = None
 
     def tensors(self):
         """Root tensors whose values are state: parameters, buffers, optimizer state, plain tensors."""
-        out, seen = [], set()
-
-        def add(t):
-            if t is not None and id(t) not in seen and t._base is None:
-                seen.add(id(t))
-                out.append(t)
-
-        for m in self.modules:
-            for p in m._parameters.values():
-                add(p)
-            for b in m._buffers.values():
-                add(b)
+        cands = [t for m in self.modules for d in (m._parameters, m._buffers) for t in d.values()]
         for opt in self.found.optimizers:
-            for group in opt.param_groups:
-                for p in group["params"]:
-                    add(p)
-            for st in opt.state.values():
-                for v in st.values():
-                    if isinstance(v, Tensor):
-                        add(v)
-        for t in self.found.tensors:
-            add(t if t._base is None else t._base)
-        return out
+            cands += [p for group in opt.param_groups for p in group["params"]]
+            cands += [leaf for _, v in opt_items(opt) for leaf in tensor_leaves(v)]
+        cands += [t if t._base is None else t._base for t in self.found.tensors]
+        return [t for t in {id(t): t for t in cands if t is not None}.values() if t._base is None]
 
     def hypers(self):
         """(group, hyperparameters) of every optimizer group whose update reads them as traced values."""
@@ -163,19 +149,61 @@ class State:
                 for g in opt.param_groups]
 
     def key(self, tensors, hypers):
-        """What a compiled program depends on besides the values: shapes, dtypes, structure, flags."""
-        parts = [tuple((id(t), t.shape, t.dtype, t.requires_grad, t._device,
-                        None if t._grad is None else (t._grad.shape, t._grad.dtype)) for t in tensors),
-                 tuple(m.training for m in self.modules)]
+        """What a compiled program depends on besides the values: the state tensors' identity, shape, dtype and
+        device (re-read only when a tensor was written since this program last wrote them), requires_grad and
+        whether each has a grad; module training flags; optimizer options and state structure."""
+        ids, sv = tuple(map(id, tensors)), tuple([t._sv for t in tensors])
+        if ids != self._ids or sv != self._sv:
+            self._ids, self._sv = ids, None
+            self._meta = tuple([(t.shape, t.dtype, t._device) for t in tensors])
+        parts = [(ids, self._meta), tuple([t.requires_grad for t in tensors]),
+                 tuple([None if t._grad is None else t._grad.dtype for t in tensors]),
+                 tuple([m.training for m in self.modules])]
         for opt in self.found.optimizers:
             if type(opt).step is _optim.Optimizer.step:  # the update's static options; hyperparameters are data
                 parts.append(tuple(opt._statics(g) for g in opt.param_groups))
             else:  # a step of its own reads every group value as a Python constant
                 parts.append(tuple(tuple((k, _hashable(v)) for k, v in g.items() if k != "params")
                                    for g in opt.param_groups))
-            parts.append(tuple((id(p), tuple(sorted(st))) for p, st in opt.state.items()))
+            parts.append(tuple(len(st) if isinstance(st, dict) else -1 for st in opt.state.values()))
         parts.append(tuple((id(g), tuple(hp)) for g, hp in hypers))
         return tuple(parts)
+
+    def written(self, tensors):
+        """The program just wrote these tensors: their shapes and dtypes are the ones in the key."""
+        self._sv = tuple([t._sv for t in tensors])
+
+
+def opt_items(opt):
+    """((param, name), value) for every entry of an optimizer's state; an entry that is not a dict of values
+    (`from_optax` keeps one pytree under "optax_state") is ((key, None), value)."""
+    for p, st in opt.state.items():
+        if isinstance(st, dict):
+            for k, v in st.items():
+                yield (p, k), v
+        else:
+            yield (p, None), st
+
+
+def set_opt_item(opt, path, value):
+    p, k = path
+    if k is None:
+        opt.state[p] = value
+    else:
+        opt.state.setdefault(p, {})[k] = value
+
+
+def tensor_leaves(v):
+    """The Tensors in a state value: itself, or the Tensor leaves of a pytree (optax state)."""
+    if isinstance(v, Tensor):
+        return [v]
+    if isinstance(v, (int, float, bool, str, type(None))):
+        return []
+    return [x for x in jax.tree_util.tree_leaves(v, is_leaf=_is_tensor) if isinstance(x, Tensor)]
+
+
+def _is_tensor(x):
+    return isinstance(x, Tensor)
 
 
 def _hashable(v):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from . import graph
 from .grad_mode import STATE
@@ -87,15 +89,10 @@ class Function(metaclass=_FunctionMeta):
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         prev = STATE.enabled
-        STATE.enabled = False
-        try:
-            if "setup_context" in cls.__dict__:
-                out = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, out)
-            else:
-                out = cls.forward(ctx, *args, **kwargs)
-        finally:
-            STATE.enabled = prev
+        if any(isinstance(a, Tensor) and isinstance(a._arr(), jax.core.Tracer) for a in args):
+            out = _traced(cls, ctx, args, kwargs)  # under torch.compile / torch.func: JAX must see the backward
+        else:
+            out = _forward(cls, ctx, args, kwargs)
         if not (prev and any(ctx.needs_input_grad)):
             return out
         outs = out if isinstance(out, tuple) else (out,)
@@ -117,6 +114,80 @@ class Function(metaclass=_FunctionMeta):
                     nr += 1
             wrapped.append(o)
         return tuple(wrapped) if isinstance(out, tuple) else wrapped[0]
+
+
+def _forward(cls, ctx, args, kwargs):
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        if "setup_context" in cls.__dict__:
+            out = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, out)
+        else:
+            out = cls.forward(ctx, *args, **kwargs)
+    finally:
+        STATE.enabled = prev
+    return out
+
+
+def _traced(cls, ctx, args, kwargs):
+    """The forward as a `jax.custom_vjp` whose backward is the user's: when JAX differentiates the trace (a
+    compiled module's VJP, torch.func.grad) it uses `cls.backward`, as torch does. The tape node recorded by
+    `apply` serves facade's own backward inside a traced step."""
+    from .._tensor import Tensor
+
+    idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    box = {}
+
+    def run(c, arrays):
+        full = list(args)
+        for i, a in zip(idx, arrays):
+            t = Tensor._from_array(a, args[i]._device)
+            t.requires_grad = args[i].requires_grad
+            full[i] = t
+        c.needs_input_grad = ctx.needs_input_grad
+        out = _forward(cls, c, tuple(full), kwargs)
+        outs = out if isinstance(out, tuple) else (out,)
+        if not all(isinstance(o, Tensor) for o in outs):
+            raise TypeError("a custom autograd.Function under torch.compile/torch.func must return Tensors")
+        box["single"] = not isinstance(out, tuple)
+        return tuple(o._arr() for o in outs)
+
+    @jax.custom_vjp
+    def f(*arrays):
+        box["ctx"] = c = FunctionCtx()
+        return run(c, arrays)
+
+    def fwd(*arrays):
+        box["ctx"] = c = FunctionCtx()
+        outs = run(c, arrays)
+        return outs, (tuple(None if t is None else t._arr() for t in c.saved_tensors), arrays)
+
+    def bwd(res, cts):
+        saved, arrays = res
+        c = box["ctx"]
+        c.saved_tensors = tuple(None if a is None else Tensor._from_array(a) for a in saved)
+        gs = [Tensor._from_array(jnp.zeros(o.shape, o.dtype) if g.dtype == jax.dtypes.float0 else g) for g, o
+              in zip(cts, box["outs"])]
+        grads = cls.backward(c, *gs)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        picked = [grads[i] if i < len(grads) else None for i in idx]
+        return tuple(_zero_cotangent(a) if g is None or not jnp.issubdtype(a.dtype, jnp.inexact) else
+                     g._arr().astype(a.dtype) for g, a in zip(picked, arrays))
+
+    f.defvjp(fwd, bwd)
+    outs = f(*[args[i]._arr() for i in idx])
+    box["outs"] = outs
+    ctx.saved_tensors = box["ctx"].saved_tensors  # the tape node's backward (same trace) reads these
+    ctx.__dict__.update({k: v for k, v in box["ctx"].__dict__.items() if k not in ("needs_input_grad",)})
+    wrapped = tuple(Tensor._from_array(o, args[idx[0]]._device) for o in outs)
+    return wrapped[0] if box["single"] else wrapped
+
+
+def _zero_cotangent(a):
+    if jnp.issubdtype(a.dtype, jnp.inexact):
+        return jnp.zeros(a.shape, a.dtype)
+    return np.zeros(a.shape, jax.dtypes.float0)
 
 
 def once_differentiable(fn):

@@ -19,6 +19,9 @@ Bridge to JAX, without copies:
 
 - `to_jax(tensor)`: the `jax.Array` a Tensor holds (a view is materialised first).
 - `from_jax(array)`: a Tensor holding `array`, on the torch device the array lives on.
+- `jax_function(module)`: `(fn, params)`, `fn(params, *inputs)` a pure JAX function of the module's parameter and
+  buffer arrays (for jax.jit / jax.grad / jax.vmap, flax and optax code); `jax_function(fn)` for a plain function.
+  The other way, `torch.optim.from_optax(params, transform)` makes any optax transformation a torch optimizer.
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ import functools
 
 from .._device import of_array
 from .._tensor import Tensor
+from ._bridge import jax_function
 from ._module import functional_call, replace_all_batch_norm_modules_, stack_module_state
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vmap", "replace_all_batch_norm_modules_", "functionalize", "hessian", "jacfwd",
            "jacrev", "jvp", "linearize", "rearrange", "vjp", "functional_call", "stack_module_state", "debug_unwrap",
-           "to_jax", "from_jax"]
+           "to_jax", "from_jax", "jax_function"]
 
 
 def to_jax(tensor):
