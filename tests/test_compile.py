@@ -267,13 +267,12 @@ def test_disable_and_is_compiling():
     assert facade._dynamo.is_compiling() is False
 
 
-def test_cache_size_limit_warns_and_runs_eagerly():
+def test_cache_size_limit_warns_and_runs_eagerly(caplog):
     f = facade.compile(lambda x: x * 2)
-    with facade._dynamo.config.patch(cache_size_limit=2):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            outs = [f(facade.ones(n)) for n in (1, 2, 3)]
-    assert any("cache_size_limit (2)" in str(w.message) for w in caught)
+    with facade._dynamo.config.patch(recompile_limit=2), caplog.at_level("WARNING", logger="torch._dynamo"):
+        outs = [f(facade.ones(n)) for n in (1, 2, 3)]
+    assert "torch._dynamo hit config.recompile_limit (2)" in caplog.text
+    assert "input 0 changed from Tensor(shape=[2]" in caplog.text
     assert [o.tolist() for o in outs] == [[2.0], [2.0, 2.0], [2.0, 2.0, 2.0]]
 
 

@@ -17,6 +17,7 @@ before the optimizer step in the function, after it otherwise). Code that needs 
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import sys
 import traceback
@@ -42,6 +43,7 @@ _BREAKS = (GraphBreak, ValueNeeded, jax.errors.ConcretizationTypeError, jax.erro
 _LIBRARY_DIRS = tuple(os.path.dirname(os.path.dirname(m.__file__)) + os.sep for m in (jax,)) + (
     os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep + "facade" + os.sep,
     os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep + "functional" + os.sep)
+_LOG = logging.getLogger("torch._dynamo")
 _ALL = weakref.WeakSet()  # every compiled function, for torch.compiler.reset()
 
 
@@ -95,6 +97,7 @@ class CompiledFunction:
         self.backend, self.mode, self.options = backend, mode, options
         self._entries, self._last_key, self._states, self._calls = {}, None, {}, 0
         self._warned, self._keep_arrays, self._bound = set(), False, weakref.WeakKeyDictionary()
+        self._lift_grads = True  # a module's forward (OptimizedModule) neither reads nor writes .grad
         self.__wrapped__ = fn
         for a in ("__name__", "__qualname__", "__doc__", "__module__"):
             if hasattr(fn, a):
@@ -123,7 +126,7 @@ class CompiledFunction:
         objects = tuple(id(a) for a in (*args, *kwargs.values()) if not isinstance(a, (Tensor, int, float)))
         st = self._states.get(objects)
         if st is None:  # the state this function reaches with these (non-tensor) arguments
-            st = self._states[objects] = _state.State(_state.find(self._fn, args, kwargs))
+            st = self._states[objects] = _state.State(_state.find(self._fn, args, kwargs), self._lift_grads)
             if st.found.optimizers and self._calls == 0:
                 self._calls += 1  # the warm-up call runs eagerly: it creates the optimizer's lazy state
                 return self._fn(*args, **kwargs)
@@ -146,11 +149,13 @@ class CompiledFunction:
 
     def _new_entry(self, key, st, tensors, hypers, spec):
         if len(self._entries) >= config.cache_size_limit:
-            if "limit" not in self._warned:
+            if "limit" not in self._warned:  # torch's log line; the new case runs eagerly
                 self._warned.add("limit")
-                warnings.warn(f"torch._dynamo hit config.cache_size_limit ({config.cache_size_limit})\n   function: "
-                              f"'{getattr(self._fn, '__name__', self._fn)}'\n   last reason: {self._why(key)}\nTo log "
-                              "all recompilation reasons, use TORCH_LOGS=\"recompiles\".", stacklevel=3)
+                code = getattr(getattr(self._fn, "__func__", self._fn), "__code__", None)
+                where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+                _LOG.warning("torch._dynamo hit config.recompile_limit (%s)\n   function: '%s'%s\n   last reason: %s\n"
+                             'To log all recompilation reasons, use TORCH_LOGS="recompiles".',
+                             config.cache_size_limit, getattr(self._fn, "__name__", self._fn), where, self._why(key))
             return None
         counters["stats"]["unique_graphs"] += 1
         if self._entries:
@@ -184,7 +189,8 @@ class CompiledFunction:
         for t in tensors:
             _commit(t)
         dyn = list(tensors)
-        dyn += [t._grad for t in tensors if t._grad is not None]
+        if st.lift_grads:
+            dyn += [t._grad for t in tensors if t._grad is not None]
         dyn += [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
         dyn += [_random._key_on(g, g.device) for g in st.found.generators]  # a jax array, never numpy
         dyn += [x for x in leaves if isinstance(x, Tensor)]
@@ -248,7 +254,7 @@ class CompiledFunction:
             try:
                 for t in tensors:
                     t._data, t._np = next(it), None
-                for t in tensors:
+                for t in tensors if st.lift_grads else ():
                     if t._grad is not None:
                         g = t._grad
                         g._data, g._np = next(it), None
@@ -294,7 +300,7 @@ class CompiledFunction:
                 writes.append(("data", t, len(res)))
                 res.append(a)
         grads_changed = False
-        for t, old in zip(entry.tensors, saved.grads):
+        for t, old in zip(entry.tensors, saved.grads if entry.state.lift_grads else ()):
             g = t._grad
             if g is None:
                 if old is not None:

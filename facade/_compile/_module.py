@@ -70,5 +70,6 @@ class OptimizedModule(Module):
 
 def _compiled_call(mod, settings):
     fn = CompiledFunction(mod.__call__, **settings)
+    fn._lift_grads = False
     fn.__name__, fn.__qualname__ = "forward", f"{type(mod).__name__}.forward"
     return fn

@@ -127,8 +127,8 @@ def find(fn, args, kwargs):
 class State:
     """The slots of what `find` found, read fresh on every call (parameters may be replaced between calls)."""
 
-    def __init__(self, found):
-        self.found = found
+    def __init__(self, found, lift_grads=True):
+        self.found, self.lift_grads = found, lift_grads
         self.modules = []
         for m in found.modules:
             self.modules.extend(m.modules())
@@ -157,7 +157,7 @@ class State:
             self._ids, self._sv = ids, None
             self._meta = tuple([(t.shape, t.dtype, t._device) for t in tensors])
         parts = [(ids, self._meta), tuple([t.requires_grad for t in tensors]),
-                 tuple([None if t._grad is None else t._grad.dtype for t in tensors]),
+                 tuple([None if t._grad is None else t._grad.dtype for t in tensors]) if self.lift_grads else (),
                  tuple([m.training for m in self.modules])]
         for opt in self.found.optimizers:
             if type(opt).step is _optim.Optimizer.step:  # the update's static options; hyperparameters are data
