@@ -39,7 +39,8 @@ class GraphBreak(Exception):
 
 
 _BREAKS = (GraphBreak, ValueNeeded, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-           jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError)
+           jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,
+           jax.errors.NonConcreteBooleanIndexError)  # masked_select, nonzero ...: a shape from values
 _LIBRARY_DIRS = tuple(os.path.dirname(os.path.dirname(m.__file__)) + os.sep for m in (jax,)) + (
     os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep + "facade" + os.sep,
     os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + os.sep + "functional" + os.sep)
