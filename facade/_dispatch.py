@@ -14,8 +14,8 @@ from collections import namedtuple
 import jax
 import numpy as np
 
-from . import _dtype as D
 from . import _host
+from . import _dtype as D
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
 from .autograd import forward_ad as _fwd
@@ -82,9 +82,9 @@ class Op:
 
 
 class Compiled:
-    """The jitted forward of one (op, static arguments, promotion) and its cached VJPs."""
+    """The jitted forward of one (op, static arguments, promotion), its forwards with residuals and its VJPs."""
 
-    __slots__ = ("op", "raw", "fwd", "vjps", "bwd_ops")
+    __slots__ = ("op", "raw", "fwd", "vjps", "bwd_ops", "fwd_vjps", "modes", "resid")
 
     def __init__(self, op, skel):
         self.op = op
@@ -100,13 +100,15 @@ class Compiled:
         raw.__name__ = op.name
         self.raw = raw
         self.fwd = jax.jit(raw) if op.jit else raw
-        self.vjps, self.bwd_ops = {}, {}
+        self.vjps, self.bwd_ops, self.fwd_vjps, self.modes = {}, {}, {}, {}
+        self.resid = op.jit  # records nodes that keep residuals (see residuals()); unjittable ops keep inputs
 
     @classmethod
     def from_raw(cls, op, raw):
         self = cls.__new__(cls)
-        self.op, self.raw, self.vjps, self.bwd_ops = op, raw, {}, {}
+        self.op, self.raw, self.vjps, self.bwd_ops, self.fwd_vjps, self.modes = op, raw, {}, {}, {}, {}
         self.fwd = jax.jit(raw) if op.jit else raw
+        self.resid = False  # a compiled function's single node keeps its inputs and re-runs its program
         return self
 
     def vjp(self, mask, outmask):
@@ -116,6 +118,40 @@ class Compiled:
             fn = _make_vjp(self.raw, mask, outmask)
             self.vjps[(mask, outmask)] = fn = jax.jit(fn) if self.op.jit else fn
         return fn
+
+    def residuals(self, mask, arrays):
+        """The forward that also returns the residuals of its pullback for these arrays, or None where the
+        node keeps the op's inputs and its VJP re-runs the forward (`vjp`). Decided once per (mask, shapes,
+        dtypes) by tracing, never by history; the first level whose residuals are all inputs, outputs or
+        masks (nothing that create_graph could not differentiate through) wins."""
+        try:
+            key = (mask, tuple([(a.shape, a.dtype) for a in arrays]))
+        except AttributeError:  # a Python number passed as is
+            key = (mask, tuple([(a.shape, a.dtype) if hasattr(a, "dtype") else type(a) for a in arrays]))
+        level = self.modes.get(key, False)
+        if level is False:
+            level = None
+            for lv in range(len(_POLICIES)):
+                try:
+                    _, res = self.fwd_vjp(mask, lv).eval_shape(*arrays)
+                except Exception:  # noqa: BLE001 - not differentiable by JAX at forward time: keep inputs
+                    break
+                if res.pull.ok:
+                    level = lv
+                    break
+            self.modes[key] = level
+        return None if level is None else self.fwd_vjp(mask, level)
+
+    def fwd_vjp(self, mask, level):
+        fn = self.fwd_vjps.get((mask, level))
+        if fn is None:
+            fn = self.fwd_vjps[(mask, level)] = jax.jit(_make_fwd_vjp(self.raw, mask, level))
+        return fn
+
+
+def _conj(xs):
+    # torch's complex gradients are the conjugates of JAX's cotangents.
+    return tuple(x.conj() if np.iscomplexobj(x) else x for x in xs)
 
 
 def _make_vjp(raw, mask, outmask):
@@ -127,13 +163,103 @@ def _make_vjp(raw, mask, outmask):
             return tuple(o for o, m in zip(outs, outmask) if m)
 
         diff = [d for d, m in zip(dyn, mask) if m]
-        # torch's complex gradients are the conjugates of JAX's cotangents.
-        cts = tuple(c.conj() if np.iscomplexobj(c) else c for c in cts)
-        grads = jax.vjp(f, *diff)[1](cts)
-        return tuple(g.conj() if np.iscomplexobj(g) else g for g in grads)
+        return _conj(jax.vjp(f, *diff)[1](_conj(cts)))
 
     bwd.__name__ = f"{raw.__name__}_backward"  # names its program in facade.compiler.metrics()
     return bwd
+
+
+# ---------------------------------------------------------------------------- residuals
+# A node records its op's pullback instead of its inputs: the forward runs `jax.vjp` of the op under
+# `jax.checkpoint` with a policy, in one jitted program that returns the outputs and the residuals, so the
+# node holds exactly what its pullback reads (an input, an output, a boolean mask) and backward applies
+# the pullback without running the forward again. Residuals that are inputs or outputs are not returned
+# by the program (it would copy them): the node refers to the arrays it already has.
+
+_MASKS = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "is_finite"})
+_BOOL_LOGIC = frozenset({"and", "or", "not", "xor"})
+_RESULTS = frozenset({"tanh", "exp", "exp2", "logistic", "log", "log1p", "sqrt", "rsqrt", "cbrt", "sin", "cos"})
+
+
+def _saves_masks(prim, *avals, **params):
+    return prim.name in _MASKS or (prim.name in _BOOL_LOGIC and avals[0].dtype == np.bool_)
+
+
+def _saves_results(prim, *avals, **params):  # tanh keeps its output as torch does, not its input
+    return prim.name in _RESULTS or _saves_masks(prim, *avals, **params)
+
+
+_POLICIES = (_saves_results, _saves_masks)  # levels: the first whose residuals are all inputs/outputs/masks
+
+
+class _Pullback:
+    """What a node needs to apply an op's pullback: the pullback's tree, where each of its residuals comes
+    from ((0, k) input array k, (1, k) differentiable output k, (2, k) residual k the forward returned),
+    whether they can all be differentiated through by create_graph (`ok`), and the jitted application."""
+
+    __slots__ = ("tree", "spec", "ok", "call", "apply", "bwd_comp")
+
+    def __init__(self, tree, spec, ok, name):
+        self.tree, self.spec, self.ok, self.bwd_comp = tree, spec, ok, None
+
+        def call(leaves, cts):
+            return _conj(tree.unflatten(leaves)(_conj(cts)))
+
+        call.__name__ = f"{name}_backward"
+        self.call, self.apply = call, jax.jit(call)
+
+
+class _Res:
+    """The residuals a forward returns (children) with their _Pullback (static): a pytree through jit."""
+
+    __slots__ = ("own", "pull")
+
+    def __init__(self, own, pull):
+        self.own, self.pull = own, pull
+
+
+jax.tree_util.register_pytree_node(_Res, lambda r: (r.own, r.pull), lambda pull, own: _Res(own, pull))
+
+
+def _make_fwd_vjp(raw, mask, level):
+    policy = _POLICIES[level]
+
+    def fwd(*dyn):
+        shape = []
+
+        def f(*diff):
+            it = iter(diff)
+            out = raw(*[next(it) if m else d for d, m in zip(dyn, mask)])
+            outs = out if isinstance(out, tuple) else (out,)
+            shape[:] = [type(out) if isinstance(out, tuple) else None,
+                        [o.dtype in graph._DIFFERENTIABLE for o in outs]]
+            return tuple(o for o in outs if o.dtype in graph._DIFFERENTIABLE), [
+                o for o in outs if o.dtype not in graph._DIFFERENTIABLE]
+
+        diff = [d for d, m in zip(dyn, mask) if m]
+        douts, pull, others = jax.vjp(jax.checkpoint(f, policy=policy, prevent_cse=False), *diff, has_aux=True)
+        leaves, tree = jax.tree_util.tree_flatten(pull)
+        spec, own = [], []
+        for leaf in leaves:
+            k = next((i for i, d in enumerate(dyn) if d is leaf), None)
+            if k is not None:
+                spec.append((0, k))
+                continue
+            k = next((i for i, o in enumerate(douts) if o is leaf), None)
+            if k is not None:
+                spec.append((1, k))
+                continue
+            spec.append((2, len(own)))
+            own.append(leaf)
+        ok = bool(douts) and not any(o.dtype in graph._DIFFERENTIABLE for o in own)
+        kind, isdiff = shape
+        d, n = iter(douts), iter(others)
+        outs = tuple(next(d) if m else next(n) for m in isdiff)
+        out = outs[0] if kind is None else outs
+        return out, _Res(own, _Pullback(tree, tuple(spec), ok, raw.__name__))
+
+    fwd.__name__ = f"{raw.__name__}_with_residuals"
+    return fwd
 
 
 # ---------------------------------------------------------------------------- skeletons
@@ -362,10 +488,16 @@ def run(comp, dyn):
             arrays.append(a)
         else:
             arrays.append(t)
+    resid = None
     if device is not None and device.type == "meta":
         outs = jax.eval_shape(comp.raw, *arrays)
     else:
-        outs = comp.fwd(*arrays)
+        fwd = comp.fwd
+        if needs_grad and comp.resid and STATE.enabled and op.differentiable and not graph._saved_hooks:
+            fwd = comp.residuals(tuple([isinstance(t, Tensor) and t.requires_grad for t in dyn]), arrays) or fwd
+        outs = fwd(*arrays)
+        if fwd is not comp.fwd:
+            outs, resid = outs
     dev = device or _default_device()
     if type(outs) is tuple:
         res = tuple(Tensor._from_array(o, dev) for o in outs)
@@ -374,7 +506,7 @@ def run(comp, dyn):
     else:
         res = Tensor._from_array(outs, dev)
     if needs_grad and STATE.enabled and op.differentiable:
-        graph.record(comp, dyn, arrays, res)
+        graph.record(comp, dyn, arrays, res, resid)
     if _fwd.STATE.level is not None and op.differentiable:  # forward AD: tangents through jax.jvp
         _fwd.propagate(comp, dyn, arrays, res)
     return res

@@ -23,14 +23,15 @@ _anomaly = [False, True]  # [enabled, check_nan]
 class Node:
     """A recorded op. Its class name is torch's (`AddBackward0`)."""
 
-    __slots__ = ("_comp", "_mask", "_outmask", "_arrays", "_edges", "_out_meta", "_saved", "_seq", "_pre_hooks",
-                 "_hooks", "_freed", "metadata", "_trace", "__weakref__")
+    __slots__ = ("_comp", "_mask", "_outmask", "_arrays", "_pull", "_edges", "_out_meta", "_saved", "_seq",
+                 "_pre_hooks", "_hooks", "_freed", "metadata", "_trace", "__weakref__")
 
     def __init__(self):
         self._seq = next(_seq)
         self._pre_hooks = self._hooks = None
         self._freed = False
         self._saved = ()
+        self._pull = None  # the op's pullback when _arrays are its residuals (_dispatch._Pullback)
         self.metadata = {}
         self._trace = None
 
@@ -70,6 +71,8 @@ class Node:
         if create_graph:
             return _apply_differentiably(self, grads)
         cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
+        if self._pull is not None:
+            return self._pull.apply(self._arrays, cts)
         return self._comp.vjp(self._mask, self._outmask)(_arrays_of(self), cts)
 
     def _check_saved(self):
@@ -122,8 +125,9 @@ class _Handle:
         self.remove()
 
 
-def record(comp, dyn, arrays, res):
-    """Attach a grad_fn to the float outputs of an op whose inputs require grad."""
+def record(comp, dyn, arrays, res, resid=None):
+    """Attach a grad_fn to the float outputs of an op whose inputs require grad. The node keeps the op's
+    input arrays, or with `resid` (what a forward with residuals returned) the residuals of its pullback."""
     # requires_grad is only ever set on floating/complex tensors, so it alone decides the mask.
     mask = tuple([isinstance(t, Tensor) and t.requires_grad for t in dyn])
     outs = res if isinstance(res, tuple) else (res,)  # namedtuples too (max, median, ...)
@@ -147,7 +151,12 @@ def record(comp, dyn, arrays, res):
             if m:
                 o.requires_grad, o._grad_fn, o._output_nr = True, node, nr
                 nr += 1
-    if _saved_hooks:
+    if resid is not None:
+        node._pull = resid.pull
+        douts = [o._data for o, m in zip(outs, outmask) if m]
+        node._arrays = [arrays[k] if kind == 0 else douts[k] if kind == 1 else resid.own[k]
+                        for kind, k in resid.pull.spec]
+    elif _saved_hooks:
         node._arrays = _Packed(dyn, arrays, _saved_hooks[-1])
     if op.saves == "inputs":
         node._saved = tuple([(t, t._vc if t._base is None else t._version) for t in dyn if isinstance(t, Tensor)])
@@ -168,6 +177,8 @@ def _apply_differentiably(node, grads):
     """create_graph=True: run the VJP as a recorded op, so the gradient has a graph of its own."""
     from .. import _dispatch
 
+    if node._pull is not None:
+        return _apply_pull_differentiably(node, grads)
     comp = node._comp
     key = (node._mask, node._outmask)
     bcomp = comp.bwd_ops.get(key)
@@ -193,6 +204,40 @@ def _apply_differentiably(node, grads):
             ins.append(a)
     cts = [g if g is not None else Tensor._from_array(jnp.zeros(s, d)) for g, (s, d) in zip(grads, node._out_meta)]
     out = _dispatch.run(bcomp, ins + cts)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _apply_pull_differentiably(node, grads):
+    """create_graph=True on a node holding residuals: the pullback runs as a recorded op of its residuals
+    and the cotangents. Residuals are inputs (their edges), the node's own outputs (an edge to the node, as
+    torch's saved results have) or masks (constants), so the gradient's graph reaches everything it reads."""
+    from .. import _dispatch
+
+    pull = node._pull
+    if pull.bwd_comp is None:
+        n = len(pull.spec)
+
+        def vjp_fn(*flat):
+            return tuple(pull.call(list(flat[:n]), flat[n:]))
+
+        name = node._comp.op.grad_name + "Backward"
+        bop = _bwd_ops.get(name)
+        if bop is None:
+            bop = _bwd_ops[name] = _dispatch.Op(name, vjp_fn, arrays=("flat",), saves=())
+        pull.bwd_comp = _dispatch.Compiled.from_raw(bop, vjp_fn)
+    edge = {}
+    for m, e in zip((k for k, m in enumerate(node._mask) if m), node._edges):
+        edge[m] = e
+    ins = []
+    for (kind, k), a in zip(pull.spec, node._arrays):
+        if kind == 0 and k in edge:
+            ins.append(Tensor._with_edge(a, *edge[k]))
+        elif kind == 1:
+            ins.append(Tensor._with_edge(a, node, k))
+        else:
+            ins.append(a)
+    cts = [g if g is not None else Tensor._from_array(jnp.zeros(s, d)) for g, (s, d) in zip(grads, node._out_meta)]
+    out = _dispatch.run(pull.bwd_comp, ins + cts)
     return out if isinstance(out, tuple) else (out,)
 
 
@@ -358,7 +403,7 @@ class _Fused:
         def spec(node, nr):
             return (0, index[node], nr) if node in index else (1, sinks[node], 0)
 
-        key = (tuple((n._comp, n._mask, n._outmask, n._out_meta, tuple(spec(m, nr) for m, nr in n._edges))
+        key = (tuple((n._comp, n._mask, n._outmask, n._out_meta, tuple(spec(m, nr) for m, nr in n._edges), n._pull)
                      for n in order),
                tuple(spec(n, nr) for n, nr in roots),
                None if inputs is None else tuple(spec(n, nr) if n in index or n in sinks else None for n, nr in inputs))
@@ -412,7 +457,7 @@ def _fused_backward(key, accumulate):
             add(spec, g)
         captured = [None] * len(capture_specs or ())
         wanted = {s: k for k, s in enumerate(capture_specs or ()) if s is not None}
-        for i, (comp, mask, outmask, out_meta, targets) in enumerate(nodes):
+        for i, (comp, mask, outmask, out_meta, targets, pull) in enumerate(nodes):
             grads = bufs[i]
             for nr, g in enumerate(grads):
                 k = wanted.get((0, i, nr))
@@ -421,7 +466,8 @@ def _fused_backward(key, accumulate):
             if all(g is None for g in grads):
                 continue
             cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, out_meta))
-            for spec, g in zip(targets, comp.vjp(mask, outmask)(arrays[i], cts)):
+            bwd = pull.apply if pull is not None else comp.vjp(mask, outmask)
+            for spec, g in zip(targets, bwd(arrays[i], cts)):
                 add(spec, g)
         for s, k in wanted.items():
             if s[0] == 1:
@@ -490,9 +536,10 @@ def _check_nan(node, outs):
 
 
 # ---------------------------------------------------------------------------- saved tensors hooks
-# A node saves the arrays its VJP needs: every input array of the op (facade's VJPs are JAX's, which
-# may read any input). Under saved_tensors_hooks each input Tensor is packed when the node is recorded
-# and unpacked when its backward runs; the VJP uses what unpack returns.
+# A node saves the residuals of its op's pullback (_dispatch.Compiled.residuals), or, where those would
+# not serve create_graph or JAX cannot form the pullback at forward time, every input array of the op.
+# Under saved_tensors_hooks a node saves its inputs: each input Tensor is packed when the node is recorded
+# and unpacked when its backward runs; the VJP (which re-runs the forward) uses what unpack returns.
 
 _saved_hooks = []  # stack of (pack_hook, unpack_hook)
 
