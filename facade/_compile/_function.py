@@ -479,8 +479,9 @@ def _state_why(a, b):
         if i == 0:
             if x[0] != y[0]:
                 return f"the state tensors changed ({len(x[0])} before, {len(y[0])} now, or other objects)"
-            j = next(j for j, (u, v) in enumerate(zip(x[1], y[1])) if u != v)
-            (s0, d0, _), (s1, d1, _) = x[1][j], y[1][j]
+            old, new = x[1][1], y[1][1]  # (token, per-tensor (shape, dtype, device))
+            j = next(j for j, (u, v) in enumerate(zip(old, new)) if u != v)
+            (s0, d0, _), (s1, d1, _) = old[j], new[j]
             return f"state tensor {j} changed from shape={list(s0)}, dtype={d0} to shape={list(s1)}, dtype={d1}"
         if i < 4:
             j = next(j for j, (u, v) in enumerate(zip(x, y)) if u != v)

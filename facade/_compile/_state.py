@@ -155,7 +155,8 @@ class State:
         ids, sv = tuple(map(id, tensors)), tuple([t._sv for t in tensors])
         if ids != self._ids or sv != self._sv:
             self._ids, self._sv = ids, None
-            self._meta = tuple([(t.shape, t.dtype, t._device) for t in tensors])
+            meta = tuple([(t.shape, t.dtype, t._device) for t in tensors])
+            self._meta = _META.setdefault(meta, (len(_META), meta))  # hashed here once, not on every call
         parts = [(ids, self._meta), tuple([t.requires_grad for t in tensors]),
                  tuple([None if t._grad is None else t._grad.dtype for t in tensors]) if self.lift_grads else (),
                  tuple([m.training for m in self.modules])]
@@ -172,6 +173,31 @@ class State:
     def written(self, tensors):
         """The program just wrote these tensors: their shapes and dtypes are the ones in the key."""
         self._sv = tuple([t._sv for t in tensors])
+
+
+class _Meta(tuple):
+    """(token, shapes/dtypes/devices): compares and hashes by its token, so a key lookup does not hash every
+    tensor's shape and device on every call."""
+
+    def __hash__(self):
+        return self[0]
+
+    def __eq__(self, other):
+        return self[0] == other[0]
+
+    def __ne__(self, other):
+        return self[0] != other[0]
+
+
+class _MetaTable(dict):
+    def setdefault(self, meta, value):
+        got = self.get(meta)
+        if got is None:
+            got = self[meta] = _Meta(value)
+        return got
+
+
+_META = _MetaTable()
 
 
 def opt_items(opt):
