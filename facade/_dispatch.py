@@ -14,7 +14,7 @@ from collections import namedtuple
 import jax
 import numpy as np
 
-from . import _bucket, _host
+from . import _host
 from . import _dtype as D
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
@@ -451,15 +451,7 @@ def call(op, args, kwargs, autocast=True):
     comp = op.cache.get(skel)
     if comp is None:
         comp = op.cache[skel] = Compiled(op, skel)
-    if _host.ACTIVE:  # DataLoader workers
-        result = _host.run(comp, skel, dyn)
-    else:
-        rule, result = _bucket.RULES.get(op.name), None
-        if rule is not None and not TRACING and _fwd.STATE.level is None and not (
-                STATE.enabled and any(getattr(t, "requires_grad", False) for t in dyn)):
-            result = _bucket.run(rule, comp, dyn, vals, run, Tensor)  # a new length reuses a padded program
-        if result is None:
-            result = run(comp, dyn)
+    result = _host.run(comp, skel, dyn) if _host.ACTIVE else run(comp, dyn)  # host: DataLoader workers
     if op.view and (op.view is True or op.view(vals)):
         _mark_views(op, vals[0], result, args, kwargs)
     if out is not None:
