@@ -14,8 +14,6 @@ persistent compile cache directory: cold, then warm). Columns: whole-run wall se
 library imports included), the seconds the script itself measured after its imports ("work"),
 facade/torch ratios of both, and the XLA programs facade built with their seconds (trace + lowering +
 XLA compile or cache load), read from the `FACADE_COMPILE_SUMMARY=1` summary printed at exit.
-`--unbucketed` adds a cold run with facade's row bucketing off (FACADE_BUCKET=0, see facade/_bucket.py):
-before/after in the same run.
 """
 
 from __future__ import annotations
@@ -218,9 +216,8 @@ def run_script(path, args, under_facade, env=None, timeout=1800):
     return Run(wall, proc.stdout, proc.stderr)
 
 
-def bench(name, directory, quick=False, warm=True, unbucketed=False):
-    """torch, then facade with a fresh cache directory (cold), then again (warm): a list of (label, Run).
-    `unbucketed` adds a cold run with facade's row bucketing off (FACADE_BUCKET=0), to see what it saves."""
+def bench(name, directory, quick=False, warm=True):
+    """torch, then facade with a fresh cache directory (cold), then again (warm): a list of (label, Run)."""
     source, full, small = SCRIPTS[name]
     path = Path(directory) / f"{name}.py"
     path.write_text(source)
@@ -231,10 +228,6 @@ def bench(name, directory, quick=False, warm=True, unbucketed=False):
         runs.append(("facade, cold cache", run_script(path, args, True, env)))
         if warm:
             runs.append(("facade, warm cache", run_script(path, args, True, env)))
-    if unbucketed:
-        with tempfile.TemporaryDirectory() as cache:
-            env = {"FACADE_CACHE": "1", "FACADE_CACHE_DIR": cache, "FACADE_COMPILE_SUMMARY": "1", "FACADE_BUCKET": "0"}
-            runs.append(("facade, cold, FACADE_BUCKET=0", run_script(path, args, True, env)))
     return runs
 
 
@@ -265,7 +258,6 @@ def main():
     parser.add_argument("--only", help="comma-separated script names: " + ", ".join(SCRIPTS))
     parser.add_argument("--keep", help="write the scripts into this directory (kept) instead of a temporary one")
     parser.add_argument("--cold-only", action="store_true", help="skip the second (warm cache) facade run")
-    parser.add_argument("--unbucketed", action="store_true", help="also a cold facade run with FACADE_BUCKET=0")
     parser.add_argument("--verbose", action="store_true", help="also print facade's compile summaries")
     args = parser.parse_args()
     names = args.only.split(",") if args.only else list(SCRIPTS)
@@ -277,7 +269,7 @@ def main():
         os.makedirs(directory, exist_ok=True)
         rows = []
         for name in names:
-            rows.append((name, bench(name, directory, args.quick, not args.cold_only, args.unbucketed)))
+            rows.append((name, bench(name, directory, args.quick, not args.cold_only)))
             print(f"# done {name}", file=sys.stderr, flush=True)
             if args.verbose:
                 for label, r in rows[-1][1][1:]:
