@@ -159,7 +159,7 @@ from .utils import dlpack as _dlpack  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 from ._compile import compile
 from . import __config__, accelerator, amp, backends, compiler, cpu, distributed, jit, mps, multiprocessing, onnx, xpu
-from . import _dynamo, distributions, export, library  # transformers imports them at the top
+from . import _dynamo, distributions, export, fx, library  # transformers imports them at the top
 from . import _extras
 from ._checks import *  # torch._check ...
 from ._config import *  # threads, matmul precision, determinism ...

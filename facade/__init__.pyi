@@ -14,6 +14,7 @@ from facade import export as export
 from facade import fft as fft
 from facade import func as func
 from facade import futures as futures
+from facade import fx as fx
 from facade import hub as hub
 from facade import jit as jit
 from facade import library as library
