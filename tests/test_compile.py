@@ -2,6 +2,7 @@
 torch eager where no random draw is involved), without recompiling; recompiles are explained, graph breaks
 fall back with one warning, fullgraph raises. torch's own wrapper semantics are checked against real torch."""
 
+import logging
 import re
 import warnings
 
@@ -269,8 +270,13 @@ def test_disable_and_is_compiling():
 
 def test_cache_size_limit_warns_and_runs_eagerly(caplog):
     f = facade.compile(lambda x: x * 2)
-    with facade._dynamo.config.patch(recompile_limit=2), caplog.at_level("WARNING", logger="torch._dynamo"):
-        outs = [f(facade.ones(n)) for n in (1, 2, 3)]
+    log = logging.getLogger("torch._dynamo")  # real torch's logging setup stops it propagating to caplog's root handler
+    log.addHandler(caplog.handler)
+    try:
+        with facade._dynamo.config.patch(recompile_limit=2), caplog.at_level("WARNING", logger="torch._dynamo"):
+            outs = [f(facade.ones(n)) for n in (1, 2, 3)]
+    finally:
+        log.removeHandler(caplog.handler)
     assert "torch._dynamo hit config.recompile_limit (2)" in caplog.text
     assert "input 0 changed from Tensor(shape=[2]" in caplog.text
     assert [o.tolist() for o in outs] == [[2.0], [2.0, 2.0], [2.0, 2.0, 2.0]]

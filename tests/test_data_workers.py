@@ -468,11 +468,13 @@ def test_iterator_freed_by_the_garbage_collector_stops_its_workers_at_once():
     exit message: workers still notice the shutdown."""
     it = iter(DataLoader(Info(), num_workers=2))
     next(it)
+    workers = list(it._workers)
     it.cycle = it  # only the garbage collector can free it
     del it
-    start = time.monotonic()
     gc.collect()
-    assert time.monotonic() - start < 4 and multiprocessing.active_children() == []  # not the 5 s join timeout
+    # Each worker exited by itself (exit code 0) rather than being terminated after the join timed out
+    # (-SIGTERM); a check of exit codes, not of time, so that a loaded machine cannot fail it.
+    assert [w.exitcode for w in workers] == [0, 0] and multiprocessing.active_children() == []
 
 
 def test_timeout_raises_and_leaves_no_worker():
