@@ -104,11 +104,14 @@ class Compiled:
         self.resid = op.jit  # records nodes that keep residuals (see residuals()); unjittable ops keep inputs
 
     @classmethod
-    def from_raw(cls, op, raw):
+    def from_raw(cls, op, raw, resid=False):
+        """A Compiled of a ready-made function. `resid="all"` (a torch.compile'd function's single node): its
+        forward keeps every residual its pullback needs, as torch.compile's saved activations, so backward
+        does not re-run the program; else the node keeps its inputs and its VJP re-runs the function."""
         self = cls.__new__(cls)
         self.op, self.raw, self.vjps, self.bwd_ops, self.fwd_vjps, self.modes = op, raw, {}, {}, {}, {}
         self.fwd = jax.jit(raw) if op.jit else raw
-        self.resid = False  # a compiled function's single node keeps its inputs and re-runs its program
+        self.resid = resid
         return self
 
     def vjp(self, mask, outmask):
@@ -123,7 +126,9 @@ class Compiled:
         """The forward that also returns the residuals of its pullback for these arrays, or None where the
         node keeps the op's inputs and its VJP re-runs the forward (`vjp`). Decided once per (mask, shapes,
         dtypes) by tracing, never by history; the first level whose residuals are all inputs, outputs or
-        masks (nothing that create_graph could not differentiate through) wins."""
+        masks (nothing that create_graph could not differentiate through) wins; `resid="all"` keeps all."""
+        if self.resid == "all":
+            return self.fwd_vjp(mask, "all")
         try:
             key = (mask, tuple([(a.shape, a.dtype) for a in arrays]))
         except AttributeError:  # a Python number passed as is
@@ -222,7 +227,7 @@ jax.tree_util.register_pytree_node(_Res, lambda r: (r.own, r.pull), lambda pull,
 
 
 def _make_fwd_vjp(raw, mask, level):
-    policy = _POLICIES[level]
+    policy = None if level == "all" else _POLICIES[level]
 
     def fwd(*dyn):
         shape = []
@@ -237,7 +242,8 @@ def _make_fwd_vjp(raw, mask, level):
                 o for o in outs if o.dtype not in graph._DIFFERENTIABLE]
 
         diff = [d for d, m in zip(dyn, mask) if m]
-        douts, pull, others = jax.vjp(jax.checkpoint(f, policy=policy, prevent_cse=False), *diff, has_aux=True)
+        g = f if policy is None else jax.checkpoint(f, policy=policy, prevent_cse=False)
+        douts, pull, others = jax.vjp(g, *diff, has_aux=True)
         leaves, tree = jax.tree_util.tree_flatten(pull)
         spec, own = [], []
         for leaf in leaves:

@@ -196,7 +196,7 @@ class CompiledFunction:
         dyn += [_random._key_on(g, g.device) for g in st.found.generators]  # a jax array, never numpy
         dyn += [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
-            entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves))
+            entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
             if entry.donate:
                 entry.donating = jax.jit(entry.comp.raw, donate_argnums=tuple(range(entry.ndonate)))
         if self._keep_arrays:  # torch._dynamo.explain re-traces the program from them

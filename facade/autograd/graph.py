@@ -23,7 +23,7 @@ _anomaly = [False, True]  # [enabled, check_nan]
 class Node:
     """A recorded op. Its class name is torch's (`AddBackward0`)."""
 
-    __slots__ = ("_comp", "_mask", "_outmask", "_arrays", "_pull", "_edges", "_out_meta", "_saved", "_seq",
+    __slots__ = ("_comp", "_mask", "_outmask", "_arrays", "_inputs", "_pull", "_edges", "_out_meta", "_saved", "_seq",
                  "_pre_hooks", "_hooks", "_freed", "metadata", "_trace", "__weakref__")
 
     def __init__(self):
@@ -32,6 +32,7 @@ class Node:
         self._freed = False
         self._saved = ()
         self._pull = None  # the op's pullback when _arrays are its residuals (_dispatch._Pullback)
+        self._inputs = None  # the input arrays too, where create_graph cannot differentiate the residuals
         self.metadata = {}
         self._trace = None
 
@@ -85,7 +86,7 @@ class Node:
                     "torch.autograd.set_detect_anomaly(True).")
 
     def _release(self):
-        self._arrays = None
+        self._arrays = self._inputs = None
         self._freed = True
 
 
@@ -156,6 +157,8 @@ def record(comp, dyn, arrays, res, resid=None):
         douts = [o._data for o, m in zip(outs, outmask) if m]
         node._arrays = [arrays[k] if kind == 0 else douts[k] if kind == 1 else resid.own[k]
                         for kind, k in resid.pull.spec]
+        if not resid.pull.ok:  # a compiled function's activations: create_graph re-runs it from its inputs
+            node._inputs = arrays
     elif _saved_hooks:
         node._arrays = _Packed(dyn, arrays, _saved_hooks[-1])
     if op.saves == "inputs":
@@ -177,14 +180,15 @@ def _apply_differentiably(node, grads):
     """create_graph=True: run the VJP as a recorded op, so the gradient has a graph of its own."""
     from .. import _dispatch
 
-    if node._pull is not None:
+    if node._pull is not None and node._inputs is None:
         return _apply_pull_differentiably(node, grads)
     comp = node._comp
+    inputs = node._inputs if node._inputs is not None else _arrays_of(node)
     key = (node._mask, node._outmask)
     bcomp = comp.bwd_ops.get(key)
     if bcomp is None:
         pull = comp.vjp(*key)
-        n = len(node._arrays)
+        n = len(inputs)
 
         def vjp_fn(*flat):
             return tuple(pull(flat[:n], flat[n:]))
@@ -196,7 +200,7 @@ def _apply_differentiably(node, grads):
         bcomp = comp.bwd_ops[key] = _dispatch.Compiled.from_raw(bop, vjp_fn)
     ins = []
     it = iter(node._edges)
-    for a, m in zip(_arrays_of(node), node._mask):
+    for a, m in zip(inputs, node._mask):
         if m:
             fn, nr = next(it)
             ins.append(Tensor._with_edge(a, fn, nr))
