@@ -123,7 +123,7 @@ def _put(arr, jd):
     if jd is None:  # host mode (a DataLoader worker): the numpy array itself
         return arr
     # device_put, not jnp.asarray: asarray compiles a copy program per new shape (~30 ms each)
-    return jax.device_put(arr) if jd == jax.devices()[0] else jax.device_put(arr, jd)
+    return jax.device_put(arr) if jd == jax.local_devices()[0] else jax.device_put(arr, jd)
 
 
 def _full(shape, value, np_dt, jd):

@@ -61,7 +61,8 @@ def _where(t):
         return None, None
     if not isinstance(a, jax.Array):  # host mode: numpy arrays
         return "host", np.asarray(a)
-    if a.device.platform == "cpu" and not _AS_DEVICE[-1]:
+    platform = getattr(a.device, "platform", None) or next(iter(a.devices())).platform  # sharded: on a Mesh
+    if platform == "cpu" and not _AS_DEVICE[-1]:
         return "host", np.asarray(a)  # zero-copy: a CPU buffer is host memory
     return "device", a
 

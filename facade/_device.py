@@ -75,7 +75,7 @@ def _intern(type, index):
 
 def gpus():
     try:
-        return jax.devices("gpu")
+        return jax.local_devices(backend="gpu")  # this process's (all of them in a single process)
     except RuntimeError:
         return []
 
@@ -87,7 +87,7 @@ META = device("meta")
 def jax_device(d: device):
     """The JAX device that holds a torch device's arrays (None for meta)."""
     if d.type == "cpu":
-        return jax.devices("cpu")[0]
+        return jax.local_devices(backend="cpu")[0]
     if d.type == "cuda":
         g = gpus()
         if not g:

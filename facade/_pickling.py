@@ -134,7 +134,7 @@ class TypedStorage:
 
     def _make(self, arr):
         jd = jax_device(self.device)
-        if jd != jax.devices()[0]:
+        if jd != jax.local_devices()[0]:
             a = jax.device_put(arr, jd)
         else:  # uncommitted, as facade's creation functions leave arrays on the default device
             a = jnp.asarray(arr) if arr.size <= _SMALL else jax.device_put(arr)  # the latter adopts arr, no copy

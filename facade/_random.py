@@ -257,7 +257,9 @@ def _generator(generator):
 
 def _key_on(gen, device):
     key, jd = gen._key, jax_device(device)
-    if isinstance(key, np.ndarray) or (not isinstance(key, jax.core.Tracer) and key.devices() != {jd}):
+    if isinstance(key, np.ndarray):
+        key = C._put(key, jd)  # uncommitted on the default device, so it also meets arrays on a jax Mesh
+    elif not isinstance(key, jax.core.Tracer) and jd not in key.devices():  # a key on a Mesh holding jd stays
         key = jax.device_put(key, jd)
     return key
 
@@ -292,7 +294,7 @@ def _draw_bucketed(generator, kind, shape, np_dt, params, device):
     model with many parameter shapes then compiles one sampler per size class instead of one per shape."""
     n = math.prod(shape)
     flat = _draw(generator, kind, ((1 << (n - 1).bit_length(),), np_dt), params, device)
-    return jax.device_put(np.asarray(flat)[:n].reshape(shape), jax_device(device))
+    return C._put(np.asarray(flat)[:n].reshape(shape), jax_device(device))
 
 
 def _make(kind, shape, dt, device, generator, params=(), requires_grad=False, static=None):

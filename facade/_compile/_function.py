@@ -188,12 +188,12 @@ class CompiledFunction:
         for s in entry.before:
             s.step()
         for t in tensors:
-            _commit(t)
+            _commit(t, tensors)
         dyn = list(tensors)
         if st.lift_grads:
             dyn += [t._grad for t in tensors if t._grad is not None]
         dyn += [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
-        dyn += [_random._key_on(g, g.device) for g in st.found.generators]  # a jax array, never numpy
+        dyn += [_committed(_random._key_on(g, g.device), g.device, tensors) for g in st.found.generators]
         dyn += [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
@@ -439,12 +439,23 @@ def _set(t, a, bump):
         t._write(Tensor._from_array(a, t._device), record=False)
 
 
-def _commit(t):
+def _commit(t, tensors):
     """Place a state tensor's array on its device explicitly: an uncommitted array (fresh from jnp.zeros) and
     the committed one the program writes back would otherwise be two signatures, two compiles."""
-    a = t._data
-    if a is not None and t._base is None and getattr(a, "committed", True) is False:
-        t._data = jax.device_put(a, _device.jax_device(t._device))
+    if t._base is None:
+        t._data = _committed(t._data, t._device, tensors)
+
+
+def _committed(a, device, tensors):
+    """`a` (an array, or a generator's key) committed: to `device`, or replicated over the jax Mesh the state
+    already lives on (a model placed by facade.distributed), since one program runs on one set of devices."""
+    if a is None or getattr(a, "committed", True) is not False:
+        return a
+    for t in tensors:
+        s = getattr(t._data, "sharding", None)
+        if isinstance(s, jax.sharding.NamedSharding) and len(s.device_set) > 1:
+            return jax.device_put(a, jax.sharding.NamedSharding(s.mesh, jax.sharding.PartitionSpec()))
+    return jax.device_put(a, _device.jax_device(device))
 
 
 def _unflat(v, it):

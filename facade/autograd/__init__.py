@@ -59,14 +59,14 @@ _ONES = {}
 
 def _ones(shape, dtype, device):
     """The implicit gradient of a scalar output (cached: building it eagerly costs more than the op)."""
-    import jax
     import numpy as np
 
+    from .._creation import _put
     from .._device import jax_device
 
     a = _ONES.get((shape, dtype, device))
-    if a is None:
-        a = _ONES[(shape, dtype, device)] = jax.device_put(np.ones(shape, dtype), jax_device(device))
+    if a is None:  # uncommitted on the default device: it also meets a loss on a jax Mesh (facade.distributed)
+        a = _ONES[(shape, dtype, device)] = _put(np.ones(shape, dtype), jax_device(device))
     return a
 
 

@@ -1,84 +1,110 @@
-"""torch.distributed: importable, and answering truthfully that it is not available here.
+"""torch.distributed on JAX's distributed runtime: process groups, collectives, object collectives.
 
-Multi-process collectives are the distributed issue's; until it lands every operation raises
-NotImplementedError naming the torch API. The constants and types scripts reference at import
-time (ReduceOp.SUM, Backend.NCCL, group.WORLD, the error classes) exist.
+`init_process_group` starts `jax.distributed.initialize` (one process per rank, one device per process;
+CPU collectives through JAX's gloo), and each collective is one jitted JAX program over the mesh of the
+group's devices (see _collectives). Names below that are not built yet raise NotImplementedError naming
+the torch API; the constants and types scripts reference at import time exist.
 """
 
 from __future__ import annotations
 
-import datetime
-import enum
-
 from .._unsupported import unsupported, unsupported_class
-
-_OWNER = "multi-process training is the distributed issue"
-
-_FUNCTIONS = (
-    "init_process_group", "destroy_process_group", "get_rank", "get_world_size", "get_backend", "get_backend_config",
-    "new_group", "new_subgroups", "new_subgroups_by_enumeration", "barrier", "monitored_barrier", "all_reduce",
-    "all_reduce_coalesced", "all_gather", "all_gather_coalesced", "all_gather_into_tensor", "all_gather_object",
-    "all_to_all", "all_to_all_single", "broadcast", "broadcast_object_list", "reduce", "reduce_scatter",
-    "reduce_scatter_tensor", "gather", "gather_object", "scatter", "scatter_object_list", "send", "recv", "isend",
-    "irecv", "send_object_list", "recv_object_list", "batch_isend_irecv", "get_global_rank", "get_group_rank",
-    "get_process_group_ranks", "get_node_local_rank", "get_pg_count", "get_default_backend_for_device",
-    "init_device_mesh", "register_rendezvous_handler", "rendezvous", "split_group", "breakpoint",
+from . import device_mesh, fsdp  # noqa: F401  (torch.distributed.device_mesh / .fsdp as attributes)
+from ._collectives import (
+    RedOpType,
+    ReduceOp,
+    Work,
+    all_gather,
+    all_gather_into_tensor,
+    all_gather_single,
+    all_reduce,
+    all_to_all,
+    all_to_all_single,
+    barrier,
+    broadcast,
+    gather,
+    reduce,
+    reduce_scatter_single,
+    reduce_scatter_tensor,
+    scatter,
 )
-_CLASSES = ("ProcessGroup", "Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "Work", "P2POp",
-            "DeviceMesh", "GradBucket", "Reducer", "Logger")
+from ._objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
+from ._pg import (
+    GroupMember,
+    ProcessGroup,
+    default_pg_timeout,
+    destroy_process_group,
+    get_backend,
+    get_global_rank,
+    get_group_rank,
+    get_process_group_ranks,
+    get_rank,
+    get_world_size,
+    group,
+    init_process_group,
+    is_initialized,
+    new_group,
+)
+from .device_mesh import DeviceMesh, init_device_mesh
 
-__all__ = ["is_available", "is_initialized", "is_nccl_available", "is_gloo_available", "is_mpi_available",
-           "is_ucc_available", "is_xccl_available", "is_backend_available", "is_torchelastic_launched",
-           "ReduceOp", "Backend", "group", "GroupMember", "DistError", "DistBackendError", "DistNetworkError",
-           "DistStoreError", "default_pg_timeout", *_FUNCTIONS, *_CLASSES]
+_OWNER = "not built on JAX's distributed runtime here"
+_MISSING = (
+    "get_backend_config", "new_subgroups", "new_subgroups_by_enumeration", "monitored_barrier",
+    "all_reduce_coalesced", "all_gather_coalesced", "reduce_scatter", "send", "recv", "isend", "irecv",
+    "send_object_list", "recv_object_list", "batch_isend_irecv", "get_node_local_rank", "get_pg_count",
+    "get_default_backend_for_device", "register_rendezvous_handler", "rendezvous", "split_group",
+    "breakpoint",
+)
+_CLASSES = ("Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "P2POp", "GradBucket",
+            "Reducer", "Logger")
 
-globals().update({n: unsupported(f"torch.distributed.{n}", _OWNER) for n in _FUNCTIONS})
+__all__ = [
+    "is_available", "is_initialized", "is_nccl_available", "is_gloo_available", "is_mpi_available",
+    "is_ucc_available", "is_xccl_available", "is_backend_available", "is_torchelastic_launched", "ReduceOp",
+    "RedOpType", "Backend", "group", "GroupMember", "DistError", "DistBackendError", "DistNetworkError",
+    "DistStoreError", "default_pg_timeout", "ProcessGroup", "Work", "init_process_group", "destroy_process_group",
+    "get_rank", "get_world_size", "get_backend", "new_group", "get_global_rank", "get_group_rank",
+    "get_process_group_ranks", "barrier", "all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
+    "all_gather_single", "reduce_scatter_single",
+    "broadcast", "reduce", "scatter", "gather", "all_to_all", "all_to_all_single", "all_gather_object",
+    "broadcast_object_list", "gather_object", "scatter_object_list", "DeviceMesh", "init_device_mesh",
+    *_MISSING, *_CLASSES,
+]
+
+globals().update({n: unsupported(f"torch.distributed.{n}", _OWNER) for n in _MISSING})
 globals().update({n: unsupported_class(f"torch.distributed.{n}", _OWNER) for n in _CLASSES})
 
 
 def is_available() -> bool:
-    return False
-
-
-def is_initialized() -> bool:
-    return False
+    return True
 
 
 def is_backend_available(backend: str) -> bool:
+    return str(backend).lower() in ("gloo", "nccl")
+
+
+def is_gloo_available() -> bool:
+    return True
+
+
+def is_nccl_available() -> bool:
+    """nccl names JAX's GPU collectives: available where JAX sees a GPU."""
+    from .._device import gpus
+
+    return bool(gpus())
+
+
+def _false() -> bool:
     return False
 
 
-is_nccl_available = is_gloo_available = is_mpi_available = is_ucc_available = is_xccl_available = is_available
+is_mpi_available = is_ucc_available = is_xccl_available = _false
 
 
 def is_torchelastic_launched() -> bool:
-    return False
+    import os
 
-
-class RedOpType(enum.IntEnum):
-    SUM = 0
-    AVG = 1
-    PRODUCT = 2
-    MIN = 3
-    MAX = 4
-    BAND = 5
-    BOR = 6
-    BXOR = 7
-    PREMUL_SUM = 8
-    UNUSED = 9
-
-    def __str__(self):
-        return f"RedOpType.{self.name}"
-
-
-class ReduceOp:
-    """torch.distributed.ReduceOp: ReduceOp.SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM."""
-
-    RedOpType = RedOpType
-
-
-for _op in RedOpType:
-    setattr(ReduceOp, _op.name, _op)
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
 
 
 class Backend(str):
@@ -97,15 +123,6 @@ class Backend(str):
         return str.__new__(cls, name.lower())
 
 
-class GroupMember:
-    WORLD = None
-    NON_GROUP_MEMBER = -100
-
-
-class group:
-    WORLD = None
-
-
 class DistError(RuntimeError):
     """Errors of torch.distributed."""
 
@@ -120,6 +137,3 @@ class DistNetworkError(DistError):
 
 class DistStoreError(DistError):
     pass
-
-
-default_pg_timeout = datetime.timedelta(minutes=30)

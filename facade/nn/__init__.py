@@ -2,5 +2,5 @@
 
 from . import attention, functional, init, modules, parallel, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
-from .parallel import DataParallel  # noqa: F401  (raises when constructed: the distributed issue's)
+from .parallel import DataParallel  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401

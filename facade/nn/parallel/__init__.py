@@ -1,17 +1,18 @@
-"""torch.nn.parallel: importable; DataParallel and DistributedDataParallel are the distributed issue's
-and raise NotImplementedError when constructed (isinstance checks against them work)."""
+"""torch.nn.parallel: DataParallel (one process, its local devices, through sharding) and
+DistributedDataParallel (one process per rank, gradients averaged with facade.distributed). The
+functional helpers (replicate, scatter, gather, parallel_apply, data_parallel) raise
+NotImplementedError: DataParallel does not split the module into per-device copies."""
 
 from __future__ import annotations
 
-from ..._unsupported import unsupported, unsupported_class
-from ..modules.module import Module
+from ..._unsupported import unsupported
+from .data_parallel import DataParallel
+from .distributed import DistributedDataParallel
 
-_OWNER = "multi-device data parallelism is the distributed issue"
+_OWNER = "DataParallel runs one sharded program instead of per-device replicas"
 
 __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel", "replicate", "scatter", "gather",
            "parallel_apply"]
 
-DataParallel = unsupported_class("torch.nn.parallel.DataParallel", _OWNER, (Module,))
-DistributedDataParallel = unsupported_class("torch.nn.parallel.DistributedDataParallel", _OWNER, (Module,))
 globals().update({n: unsupported(f"torch.nn.parallel.{n}", _OWNER)
                   for n in ("data_parallel", "replicate", "scatter", "gather", "parallel_apply")})

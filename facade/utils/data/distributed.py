@@ -21,14 +21,22 @@ class DistributedSampler(Sampler[_T_co]):
 
     With `shuffle` the order is one randperm seeded by `seed + epoch` (call `set_epoch` each epoch);
     the indices are padded by repeating the first ones to a multiple of `num_replicas`, or, with
-    `drop_last`, the tail is dropped instead. There is no torch.distributed here, so `num_replicas`
-    and `rank` must be given.
+    `drop_last`, the tail is dropped instead. `num_replicas` and `rank` default to the world size and
+    rank of the initialized process group.
     """
 
     def __init__(self, dataset: Dataset, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
-        if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available")
+        from ... import distributed as dist  # facade.distributed imports facade.utils
+
+        if num_replicas is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
