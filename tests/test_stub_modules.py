@@ -3,6 +3,7 @@ truthfully what is available, and raising NotImplementedError naming the torch A
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import warnings
@@ -31,16 +32,34 @@ NOT_DELIVERED = [
     ("distributed", "TCPStore", ()), ("nn.parallel", "replicate", (None, [0])),
     ("onnx", "export", (None, None, "m.onnx")),
     ("jit", "trace_module", (None, None)), ("compiler", "set_stance", ("default",)),
+    ("distributed.tensor", "distribute_tensor", (None, None)), ("distributed.tensor", "DTensor", ()),
+    ("distributed.checkpoint", "save", ({},)), ("distributed.checkpoint.state_dict", "get_model_state_dict", (None,)),
+    ("distributed._functional_collectives", "wait_tensor", (None,)),
 ]
 
 
 @pytest.mark.parametrize("module,name,args", NOT_DELIVERED)
 def test_not_delivered_names_raise_naming_the_torch_api(module, name, args):
-    obj = facade
-    for part in module.split("."):
-        obj = getattr(obj, part)
+    obj = importlib.import_module(f"facade.{module}")
     with pytest.raises(NotImplementedError, match=f"^torch\\.{module}\\.{name} is not supported by facade yet"):
         getattr(obj, name)(*args)
+
+
+def test_placements_are_torchs():
+    """Libraries import DTensor's placements whenever torch.distributed is available; they describe as torch's."""
+    for lib in (torch, facade):
+        importlib.import_module(f"{lib.__name__}.distributed.tensor.placement_types")
+    T, F = torch.distributed.tensor.placement_types, facade.distributed.tensor.placement_types
+    make = [lambda m: m.Shard(1), lambda m: m.Shard(0), lambda m: m.Replicate(), lambda m: m.Partial(),
+            lambda m: m.Partial("max"), lambda m: m._StridedShard(0, split_factor=2)]
+
+    def describe(m):
+        ps = [f(m) for f in make]
+        return ([(repr(p), str(p), p.is_shard(), p.is_shard(0), p.is_replicate(), p.is_partial(), p.is_partial("sum"),
+                  isinstance(p, m.Shard), isinstance(p, m.Placement)) for p in ps],
+                [[a == b for b in ps] for a in ps], hash(m.Shard(1)) == hash(m.Shard(1)))
+
+    assert describe(F) == describe(T)
 
 
 def test_distributed_answers_truthfully():
