@@ -317,7 +317,8 @@ DP_SCRIPT = textwrap.dedent('''
 
 def test_data_parallel_over_four_devices_trains_like_plain_training():
     run = subprocess.run([sys.executable, "-c", DP_SCRIPT], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                         env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"))
+                         env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4 "  # patient: see test_spmd
+                                  "--xla_cpu_collective_call_terminate_timeout_seconds=240"))
     assert run.returncode == 0, run.stderr[-4000:]
     got = json.loads(run.stdout.splitlines()[-1])
     assert got["device_ids"] == [0, 1, 2, 3] and got["out_device"] == "cpu"
