@@ -18,6 +18,8 @@ import torch
 
 import facade
 
+from . import _simulated
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 DDP_SCRIPT = '''
@@ -316,11 +318,10 @@ DP_SCRIPT = textwrap.dedent('''
 
 
 def test_data_parallel_over_four_devices_trains_like_plain_training():
-    run = subprocess.run([sys.executable, "-c", DP_SCRIPT], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                         env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4 "  # patient: see test_spmd
-                                  "--xla_cpu_collective_call_terminate_timeout_seconds=240"))
-    assert run.returncode == 0, run.stderr[-4000:]
-    got = json.loads(run.stdout.splitlines()[-1])
+    rc, out, err = _simulated.run([sys.executable, "-c", DP_SCRIPT], timeout=120, cwd=ROOT,
+                                  env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"))
+    assert rc == 0, err[-4000:]
+    got = json.loads(out.splitlines()[-1])
     assert got["device_ids"] == [0, 1, 2, 3] and got["out_device"] == "cpu"
     ref = torch.nn.DataParallel(torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.BatchNorm1d(8), torch.nn.Tanh(),
                                                     torch.nn.Linear(8, 2)))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -20,9 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 8
-# XLA's CPU collectives abort a program when one simulated device's thread reaches the rendezvous more than 40 s
-# after the others; on a loaded 2-core machine (the other xdist worker launching processes) that happened once.
-_PATIENT = "--xla_cpu_collective_call_terminate_timeout_seconds=240"
 STEPS = 10
 CHECKS = ["dp_mlp_eager", "dp_mlp_compiled", "fsdp_mlp_eager", "fsdp_mlp_compiled", "dp_gpt_eager",
           "dp_gpt_compiled", "fsdp_gpt_eager", "fsdp_gpt_compiled", "batch_layout", "state_dict", "mixed_precision",
@@ -31,17 +27,12 @@ CHECKS = ["dp_mlp_eager", "dp_mlp_compiled", "fsdp_mlp_eager", "fsdp_mlp_compile
 
 @pytest.fixture(scope="module")
 def results():
-    env = {**os.environ, "XLA_FLAGS": f"--xla_force_host_platform_device_count={N} {_PATIENT}", "JAX_PLATFORMS": "cpu"}
-    proc = subprocess.Popen([sys.executable, __file__, "--child"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    env = {**os.environ, "XLA_FLAGS": f"--xla_force_host_platform_device_count={N}", "JAX_PLATFORMS": "cpu"}
+    from . import _simulated  # here: this file also runs as the child script, outside the package
+
+    rc, out, err = _simulated.run([sys.executable, __file__, "--child"], cwd=ROOT, env=env, timeout=300)
     lines = [x for x in out.splitlines() if x.startswith("RESULTS ")]
-    assert lines, f"child failed (rc={proc.returncode}):\n{out[-3000:]}\n{err[-3000:]}"
+    assert lines, f"child failed (rc={rc}):\n{out[-3000:]}\n{err[-3000:]}"
     return json.loads(lines[-1][len("RESULTS "):])
 
 
