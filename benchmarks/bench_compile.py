@@ -56,7 +56,7 @@ import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 
 import facade  # noqa: E402
-from benchmarks.compile_models import MODELS, batch  # noqa: E402  (the models and their data)
+from benchmarks.compile_models import MODELS, batch, train_step  # noqa: E402  (the models, their data, the step)
 
 try:
     import torch
@@ -207,15 +207,8 @@ def lib_variant(lib, name, cfg, x, y, how):
     net = lib.compile(model) if how == "model" else model
     x, y = lib.tensor(x, device=device), lib.tensor(y, dtype=lib.long, device=device)  # copies: on the device
 
-    def train_step(x, y):
-        opt.zero_grad()
-        logits = net(x)
-        loss = lib.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        loss.backward()
-        opt.step()
-        return loss
-
-    run = lib.compile(train_step) if how == "step" else train_step
+    step_fn = train_step(lib, net, opt)
+    run = lib.compile(step_fn) if how == "step" else step_fn
 
     def step():
         return run(x, y).item()

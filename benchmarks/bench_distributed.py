@@ -37,7 +37,7 @@ def _child(n, models, steps):
     import jax
 
     import facade as torch
-    from benchmarks.compile_models import MODELS, batch
+    from benchmarks.compile_models import MODELS, batch, train_step
     from facade.distributed import _spmd
     from facade.distributed.fsdp import FullyShardedDataParallel
 
@@ -58,14 +58,7 @@ def _child(n, models, steps):
             if variant == "dp":
                 x, y = _spmd.shard_batch((x, y), mesh)
 
-            def step(x, y, model=model, opt=opt):
-                opt.zero_grad()
-                out = model(x)
-                loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
-                loss.backward()
-                opt.step()
-                return loss
-
+            step = train_step(torch, model, opt)
             fn = torch.compile(step)
             for _ in range(3):
                 fn(x, y).item()

@@ -62,6 +62,21 @@ def gpt(torch, layers, heads, dim, block, vocab, batch, p):
 MODELS = {"mlp": mlp, "cnn": cnn, "gpt": gpt}
 
 
+def train_step(torch, model, opt):
+    """The training step every variant runs: zero_grad, forward, cross-entropy over all positions, backward,
+    optimizer step; returns the loss."""
+
+    def step(x, y):
+        opt.zero_grad()
+        logits = model(x)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
 def batch(name, cfg):
     """One (inputs, targets) batch as numpy arrays; every variant trains on it."""
     rng = np.random.default_rng(0)

@@ -44,6 +44,7 @@ def test_spmd(results, name):
 # ---------------------------------------------------------------------------- the child
 def _train(torch, make, data, layout, compiled):
     """Losses and final parameters of STEPS training steps; `layout` None (one device), 'dp' or 'fsdp'."""
+    from benchmarks.compile_models import train_step
     from facade.distributed import _spmd
     from facade.distributed.fsdp import FullyShardedDataParallel, fully_shard
 
@@ -59,14 +60,7 @@ def _train(torch, make, data, layout, compiled):
         model = FullyShardedDataParallel(model)
     opt = make_opt(model.parameters())
 
-    def step(x, y):
-        opt.zero_grad()
-        out = model(x)
-        loss = torch.nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
-        loss.backward()
-        opt.step()
-        return loss
-
+    step = train_step(torch, model, opt)
     fn = torch.compile(step) if compiled else step
     losses = []
     for x, y in data:
