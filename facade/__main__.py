@@ -69,6 +69,8 @@ def install_torch_alias():
         sys.meta_path.insert(0, _TorchAlias())
         # `from safetensors.torch import save_file` would import real torch: give it facade's safetensors
         sys.meta_path.insert(0, _TorchAlias("safetensors.torch", "facade._safetensors"))
+        # real torchvision needs torch's C++ extension: scripts get facade's subset of it
+        sys.meta_path.insert(0, _TorchAlias("torchvision", "facade.vision"))
     real = sys.modules.get("torch")
     if real is not None and getattr(real, "__name__", None) != "facade":
         raise RuntimeError("real torch is already imported in this process; facade cannot replace it")

@@ -74,7 +74,7 @@ def _set_environ(values):
 def _torch_aliases():
     """sys.modules entries that make `torch` mean facade (left by the runner or facade.install())."""
     return sorted(k for k, v in sys.modules.items()
-                  if (k == "torch" or k.startswith(("torch.", "safetensors.torch")))
+                  if (k in ("torch", "torchvision") or k.startswith(("torch.", "torchvision.", "safetensors.torch")))
                   and getattr(v, "__name__", "").startswith("facade"))
 
 
