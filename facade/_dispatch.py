@@ -14,8 +14,8 @@ from collections import namedtuple
 import jax
 import numpy as np
 
-from . import _host
 from . import _dtype as D
+from . import _exe_cache, _host
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
 from .autograd import forward_ad as _fwd
@@ -99,7 +99,7 @@ class Compiled:
 
         raw.__name__ = op.name
         self.raw = raw
-        self.fwd = jax.jit(raw) if op.jit else raw
+        self.fwd = _jit_forward(op, skel, raw) if op.jit else raw
         self.vjps, self.bwd_ops, self.fwd_vjps, self.modes = {}, {}, {}, {}
         self.resid = op.jit  # records nodes that keep residuals (see residuals()); unjittable ops keep inputs
 
@@ -152,6 +152,13 @@ class Compiled:
         if fn is None:
             fn = self.fwd_vjps[(mask, level)] = jax.jit(_make_fwd_vjp(self.raw, mask, level))
         return fn
+
+
+def _jit_forward(op, skel, raw):
+    """The jitted forward, its executables kept across processes where its key is plain data (_exe_cache)."""
+    if op.fn.__module__.startswith(("functional", "facade")) and _exe_cache.persistable(skel):
+        return _exe_cache.PersistentJit(raw, ("fwd", op.name, op.fn.__module__, op.fn.__qualname__, skel), op.name)
+    return jax.jit(raw)
 
 
 def _conj(xs):

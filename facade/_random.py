@@ -280,6 +280,7 @@ def _draw(generator, kind, static, params, device):
 # JAX), so the first n values of a draw of any size m >= n are exactly those of an n-sized draw.
 _ELEMENTWISE = frozenset({"uniform", "normal", "randint", "exponential", "geometric", "log_normal", "cauchy"})
 _BUCKET_MAX = 1 << 22
+_BUCKET_MIN = 1 << 12  # a 4096-value draw costs ~20 us; every smaller tensor (biases, norms, rand(1)) shares it
 
 
 def _bucketable(kind, shape, params, device, generator):
@@ -293,7 +294,7 @@ def _draw_bucketed(generator, kind, shape, np_dt, params, device):
     """The same values as an exact-shape draw, from a power-of-two-sized flat draw cut on the host: building a
     model with many parameter shapes then compiles one sampler per size class instead of one per shape."""
     n = math.prod(shape)
-    flat = _draw(generator, kind, ((1 << (n - 1).bit_length(),), np_dt), params, device)
+    flat = _draw(generator, kind, ((max(_BUCKET_MIN, 1 << (n - 1).bit_length()),), np_dt), params, device)
     return C._put(np.asarray(flat)[:n].reshape(shape), jax_device(device))
 
 
