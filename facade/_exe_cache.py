@@ -30,6 +30,7 @@ import jax
 import jaxlib
 import numpy as np
 from jax import monitoring
+from jax._src.array import ArrayImpl as _ArrayImpl  # concrete arrays (naming the class starts no backend)
 from jax._src.config import disable_jit as _disable_jit
 from jax._src.config import trace_context as _trace_context  # what jax.jit's own cache keys tracing on
 from jax.experimental import serialize_executable as _se
@@ -38,7 +39,6 @@ from .compiler import _metrics
 
 __all__ = ["PersistentJit", "persistable"]
 
-_ArrayImpl = type(jax.numpy.zeros(()))  # jax's concrete array class (not a tracer, not numpy)
 _PLAIN = (int, float, bool, complex, str, type(None), type(Ellipsis), np.dtype, type)
 _stamp = None
 _served = threading.local()  # .hit: JAX's own cache served the compile this thread just ran

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+if torch.__name__ != "facade":
+    import _torchvision  # noqa: F401  (transformers imports torchvision when it is installed: through its shim)
 import transformers
 from transformers import BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 

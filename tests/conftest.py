@@ -24,6 +24,7 @@ import torch._dynamo  # noqa: E402,F401  (imported lazily by torch.optim; its im
 from torch.utils.serialization import config as _torch_serialization  # noqa: E402
 
 import facade  # noqa: E402
+import tests._torchvision  # noqa: E402,F401  (real torchvision, importable here only through its shim)
 
 
 def _attr(obj, path):

@@ -552,3 +552,32 @@ def test_default_start_method_once_jax_runs():
     from facade.utils.data.dataloader import _default_context
 
     assert _default_context().get_start_method() == "forkserver"
+
+
+_NO_GUARD = """
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Squares(Dataset):
+    def __len__(self):
+        return 12
+
+    def __getitem__(self, i):
+        return torch.tensor([float(i * i)]), i
+
+x = torch.ones(3) * 2  # JAX runs in the main process: workers come from the forkserver, not a fork
+print([b[0].sum().item() for b in DataLoader(Squares(), batch_size=4, num_workers=2)], (x * 2).tolist())
+"""
+
+
+@pytest.mark.parametrize("runner", ["facade", "torch"])
+def test_a_script_without_a_main_guard_runs_its_workers_once(tmp_path, runner):
+    """Many public scripts build their DataLoader at module level. torch's forked workers never run the script
+    again; facade's forkserver workers must not either (each would train and start workers again, and hang)."""
+    script = tmp_path / "noguard.py"
+    script.write_text(_NO_GUARD)
+    cmd = [sys.executable, *(["-m", "facade"] if runner == "facade" else []), str(script)]
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[14.0, 126.0, 366.0] [4.0, 4.0, 4.0]"]

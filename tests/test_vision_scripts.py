@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "tests" / "vision_scripts"
 _FLOAT = re.compile(r"^[-+]?\d*\.\d+(e[-+]?\d+)?$")
 # real torchvision under real torch: its C++ operators cannot load here, tests/_torchvision.py skips them
-_REAL = "import sys, runpy, tests._torchvision; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+_REAL = ("import sys, runpy, tests._torchvision; sys.argv = sys.argv[1:]; "
+         "runpy.run_path(sys.argv[0], run_name='__main__')")
 
 
 def _run(script, args, facade):

@@ -1,19 +1,28 @@
-"""torch.export: importable (libraries import it at the top); exporting programs is the export issue's,
-so every class raises NotImplementedError when constructed and every function when called.
-`register_dataclass` registers the pytree node, as torch's does."""
+"""torch.export: `export(model, args)` traces the forward into a jax.export artefact (StableHLO) over the model's
+parameters, buffers and inputs; `ExportedProgram.module()` runs it; `Dim`/`dynamic_shapes` make sizes symbolic;
+`save`/`load` write it to one file that runs without the model's code.
+
+Not delivered (raise NotImplementedError naming the torch API): draft_export, unflatten, default_decompositions
+and the classes tied to torch's FX graph (Constraint, CustomDecompTable, FlatArgsAdapter, ModuleCallEntry,
+ModuleCallSignature, UnflattenedModule, AdditionalInputs)."""
 
 from __future__ import annotations
 
 from .._unsupported import unsupported, unsupported_class
 from ..utils._pytree import register_dataclass as _register_pytree_dataclass
+from ._export import export
+from ._serialize import load, save
+from .dynamic_shapes import Dim, ShapesCollection, dims
+from .exported_program import ExportedProgram
+from .graph_signature import ExportBackwardSignature, ExportGraphSignature
 
-_OWNER = "torch.export is the export issue"
-_CLASSES = ("AdditionalInputs", "Constraint", "CustomDecompTable", "Dim", "ExportBackwardSignature", "ExportedProgram",
-            "ExportGraphSignature", "FlatArgsAdapter", "ModuleCallEntry", "ModuleCallSignature", "ShapesCollection",
-            "UnflattenedModule")
-_FUNCTIONS = ("default_decompositions", "dims", "draft_export", "export", "load", "save", "unflatten")
+_OWNER = "FX-graph APIs are not part of facade's jax.export-based torch.export"
+_CLASSES = ("AdditionalInputs", "Constraint", "CustomDecompTable", "FlatArgsAdapter", "ModuleCallEntry",
+            "ModuleCallSignature", "UnflattenedModule")
+_FUNCTIONS = ("default_decompositions", "draft_export", "unflatten")
 
-__all__ = [*_CLASSES, *_FUNCTIONS, "register_dataclass"]
+__all__ = [*_CLASSES, *_FUNCTIONS, "Dim", "ExportBackwardSignature", "ExportGraphSignature", "ExportedProgram",
+           "ShapesCollection", "dims", "export", "load", "register_dataclass", "save"]
 
 globals().update({n: unsupported_class(f"torch.export.{n}", _OWNER) for n in _CLASSES})
 globals().update({n: unsupported(f"torch.export.{n}", _OWNER) for n in _FUNCTIONS})

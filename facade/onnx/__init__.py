@@ -1,16 +1,16 @@
-"""torch.onnx: importable; exporting is the export issue's and raises NotImplementedError."""
+"""torch.onnx: `export(model, args, f)` writes an ONNX model through jax2onnx (an optional dependency:
+`pip install facade[onnx]`). `dynamo_export` (removed from torch) raises NotImplementedError."""
 
 from __future__ import annotations
 
-from .._unsupported import unsupported, unsupported_class
+from .._unsupported import unsupported
+from ._export import ONNXProgram, TrainingMode, export
 
-_OWNER = "ONNX export is the vision/export issue"
+_OWNER = "use torch.onnx.export"
 
-__all__ = ["export", "dynamo_export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram"]
+__all__ = ["export", "dynamo_export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram", "TrainingMode"]
 
-export = unsupported("torch.onnx.export", _OWNER)
 dynamo_export = unsupported("torch.onnx.dynamo_export", _OWNER)
-ONNXProgram = unsupported_class("torch.onnx.ONNXProgram", _OWNER)
 
 
 def is_in_onnx_export() -> bool:

@@ -11,8 +11,9 @@ import torchvision.utils as vutils
 out = sys.argv[1]
 torch.manual_seed(0)
 nz, ngf, ndf = 16, 8, 8
+normalize = transforms.Normalize((0.5,) * 3, (0.5,) * 3)
 dataset = dset.FakeData(size=32, image_size=(3, 16, 16),
-                        transform=transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,) * 3, (0.5,) * 3)]))
+                        transform=transforms.Compose([transforms.ToTensor(), normalize]))
 loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True)
 
 

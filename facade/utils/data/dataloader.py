@@ -16,6 +16,7 @@ worker, every epoch without persistent_workers.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import multiprocessing
@@ -399,17 +400,20 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         payload = _HostPickled(self._dataset, self._collate_fn, self._worker_init_fn)
         self._index_queues, self._workers = [], []
         self._workers_status = [True] * self._num_workers
-        for i in range(self._num_workers):
-            index_queue = ctx.Queue()
-            index_queue.cancel_join_thread()  # the worker may be gone: never block on flushing its queue
-            w = ctx.Process(target=_utils.worker._worker_loop,
-                            args=(self._dataset_kind, payload, index_queue, self._worker_result_queue,
-                                  self._workers_done_event, self._auto_collation, self._drop_last, self._base_seed,
-                                  i, self._num_workers))
-            w.daemon = True
-            w.start()
-            self._index_queues.append(index_queue)
-            self._workers.append(w)
+        with contextlib.ExitStack() as starting:
+            if ctx.get_start_method() != "fork":
+                starting.enter_context(_utils.worker.main_not_reimported(payload))
+            for i in range(self._num_workers):
+                index_queue = ctx.Queue()
+                index_queue.cancel_join_thread()  # the worker may be gone: never block on flushing its queue
+                w = ctx.Process(target=_utils.worker._worker_loop,
+                                args=(self._dataset_kind, payload, index_queue, self._worker_result_queue,
+                                      self._workers_done_event, self._auto_collation, self._drop_last,
+                                      self._base_seed, i, self._num_workers))
+                w.daemon = True
+                w.start()
+                self._index_queues.append(index_queue)
+                self._workers.append(w)
 
         if self._pin_memory:
             self._pin_memory_thread_done_event = threading.Event()

@@ -7,11 +7,13 @@ Batches go back pickled and become device tensors in the main process.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing.queues
 import os
 import pickle
 import queue
 import random
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,6 +94,8 @@ class _HostPickled:
     for torch's forked workers) goes by value with cloudpickle, where it is installed.
     """
 
+    by_value = False  # set while workers start with __main__ hidden (main_not_reimported)
+
     def __init__(self, *objs):
         self.objs = objs
 
@@ -99,8 +103,12 @@ class _HostPickled:
         from multiprocessing.reduction import ForkingPickler
 
         try:
+            if self.by_value:
+                import cloudpickle
+
+                return _host_loads, (cloudpickle.dumps(self.objs),)
             return _host_loads, (bytes(ForkingPickler.dumps(self.objs)),)
-        except (pickle.PicklingError, AttributeError, TypeError) as e:
+        except (pickle.PicklingError, AttributeError, TypeError, ImportError) as e:
             try:
                 import cloudpickle
             except ImportError:
@@ -109,6 +117,26 @@ class _HostPickled:
                     "collate_fn and worker_init_fn pickled; define them at module level, install cloudpickle, or "
                     "pass multiprocessing_context='fork'.") from e
             return _host_loads, (cloudpickle.dumps(self.objs),)
+
+
+@contextlib.contextmanager
+def main_not_reimported(payload):
+    """While workers start, hide the script's path from multiprocessing, which would have each forkserver or
+    spawn worker run the script again as `__mp_main__`: a script without an `if __name__ == "__main__":` guard
+    would train (and start workers) again in every worker, and hang. torch's forked workers never re-run it.
+    The payload then carries what `__main__` defines (the dataset class ...) by value, with cloudpickle."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None:  # `python -m pkg`, or interactive
+        yield
+        return
+    del main.__file__
+    payload.by_value = True
+    try:
+        yield
+    finally:
+        main.__file__ = path
+        payload.by_value = False
 
 
 def _host_loads(data):
