@@ -42,12 +42,12 @@ def _dims(dims, ndim, what="dim"):
 
 
 def _prod(xs):
-    return math.prod(int(x) for x in xs)
+    return math.prod(x if jax.export.is_symbolic_dim(x) else int(x) for x in xs)
 
 
 def infer_size(shape, numel):
     """`shape` with its one -1 resolved for `numel` elements (torch's infer_size)."""
-    shape = [int(s) for s in shape]
+    shape = [s if jax.export.is_symbolic_dim(s) else int(s) for s in shape]  # torch.export's dynamic sizes
     infer = None
     for i, s in enumerate(shape):
         if s == -1:

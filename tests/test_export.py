@@ -39,7 +39,7 @@ def _models(lib):
 
         def forward(self, x):
             x = nn.functional.max_pool2d(nn.functional.relu(self.bn(self.conv(x))), 2)
-            return self.fc(x.flatten(1))
+            return self.fc(x.view(x.size(0), -1))  # as public CNNs write it: a view by a (dynamic) size
 
     class Block(nn.Module):
         def __init__(self):

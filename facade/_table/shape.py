@@ -211,6 +211,8 @@ _VIEW_ERROR = ("view size is not compatible with input tensor's size and stride 
 
 
 def _viewable(t, new_shape):
+    if any(jax.export.is_symbolic_dim(d) for d in (*t.shape, *new_shape)):
+        return True  # torch.export's dynamic sizes: a traced program has no strides to refuse a view by
     g = _geom(t)
     return compute_stride(g[0], g[1], new_shape) is not None
 
