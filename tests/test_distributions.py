@@ -16,6 +16,16 @@ import facade
 TD, FD = torch.distributions, facade.distributions
 
 
+@pytest.fixture(autouse=True)
+def _torch_validates():
+    """torch.compile's first use in a process (real torch's dynamo patcher) turns torch's default distribution
+    validation off for good; the oracle validates by default, as a fresh torch does."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 def _np(x):
     return x.detach().numpy() if isinstance(x, torch.Tensor) else x.numpy(force=True)
 

@@ -107,3 +107,24 @@ def test_bad_calls(monkeypatch):
         facade.onnx.export(fm, (facade.tensor(_x(2, feat)),))
     with pytest.raises(NotImplementedError, match=r"^torch\.onnx\.dynamo_export is not supported by facade"):
         facade.onnx.dynamo_export(fm)
+
+
+def test_export_leaves_jax_as_it_was():
+    """jax2onnx's plugins replace jnp.cumsum process-wide with one that refuses a positional axis, which facade's
+    ops pass (cumulative_trapezoid failed in every later test of the process). Put back after each export; a
+    cumsum still converts (jax2onnx's version is in place while it converts)."""
+    import jax.numpy as jnp
+
+    original = jnp.cumsum
+
+    class Cumsum(facade.nn.Module):
+        def forward(self, x):
+            return x.cumsum(1)
+
+    x = _x(2, (3,))
+    for _ in range(2):  # the first export imports the plugins; the second reuses them
+        program = facade.onnx.export(Cumsum().eval(), (facade.tensor(x),), dynamo=True)
+        assert jnp.cumsum is original
+        np.testing.assert_allclose(program(facade.tensor(x))[0], np.cumsum(x, 1), rtol=1e-6)
+    y = facade.tensor([1.0, 3.0, 6.0])
+    assert facade.cumulative_trapezoid(y).tolist() == [2.0, 6.5]

@@ -35,6 +35,9 @@ class TrainingMode:
     EVAL, PRESERVE, TRAINING = 0, 1, 2
 
 
+_PATCHED = {}  # (namespace, name) -> what jax2onnx put there (jnp.cumsum ...): in place only while it converts
+
+
 def _jax2onnx():
     try:
         import onnx
@@ -42,7 +45,30 @@ def _jax2onnx():
     except ImportError as e:
         raise ImportError("torch.onnx.export needs the optional dependencies jax2onnx and onnx: "
                           "pip install facade[onnx]") from e
-    return to_onnx, onnx
+    return _converting(to_onnx), onnx
+
+
+def _converting(to_onnx):
+    """`to_onnx` that leaves jax as it found it. jax2onnx's plugins, imported during a conversion, replace jax
+    functions process-wide (its jnp.cumsum refuses a positional axis, which facade's own ops pass): they are put
+    back after each conversion, and jax2onnx's versions are in place again only while it converts."""
+    import jax
+
+    spaces = (jax.numpy, jax.lax, jax.nn, jax.numpy.linalg, jax.random, jax.scipy.special)
+
+    def convert(*args, **kwargs):
+        before = [dict(vars(ns)) for ns in spaces]
+        for (ns, name), value in _PATCHED.items():
+            setattr(ns, name, value)
+        try:
+            return to_onnx(*args, **kwargs)
+        finally:
+            for ns, old in zip(spaces, before):
+                for name, value in list(vars(ns).items()):
+                    if name in old and old[name] is not value:
+                        _PATCHED[(ns, name)] = value
+                        setattr(ns, name, old[name])
+    return convert
 
 
 class ONNXProgram:
