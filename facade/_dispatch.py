@@ -156,8 +156,9 @@ class Compiled:
 
 def _jit_forward(op, skel, raw):
     """The jitted forward, its executables kept across processes where its key is plain data (_exe_cache)."""
-    if op.fn.__module__.startswith(("functional", "facade")) and _exe_cache.persistable(skel):
-        return _exe_cache.PersistentJit(raw, ("fwd", op.name, op.fn.__module__, op.fn.__qualname__, skel), op.name)
+    ident = _exe_cache.function_identity(op.fn)
+    if ident is not None and _exe_cache.persistable(skel):
+        return _exe_cache.PersistentJit(raw, ("fwd", op.name, ident, skel), op.name)
     return jax.jit(raw)
 
 

@@ -37,7 +37,7 @@ from jax.experimental import serialize_executable as _se
 
 from .compiler import _metrics
 
-__all__ = ["PersistentJit", "persistable"]
+__all__ = ["PersistentJit", "function_identity", "persistable"]
 
 _PLAIN = (int, float, bool, complex, str, type(None), type(Ellipsis), np.dtype, type)
 _stamp = None
@@ -52,11 +52,34 @@ def persistable(value) -> bool:
     return isinstance(value, _PLAIN) and (not isinstance(value, type) or value in (int, float, bool, complex))
 
 
+_OWN = {"functional", "facade", "jax", "jaxlib", "numpy"}  # packages the source stamp and the versions cover
+
+
+def function_identity(fn, depth=0):
+    """What names `fn` across processes, given facade's source: its module and qualified name, and for a closure
+    (a function made by a factory) the values it closed over; None where that is not plain data or `fn` is not
+    facade's, functional's or jax's (a user's function may change without facade's stamp changing)."""
+    module = getattr(fn, "__module__", None) or ""
+    if module.partition(".")[0] not in _OWN or not hasattr(fn, "__qualname__") or depth > 3:
+        return None
+    cells = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            return None
+        v = function_identity(v, depth + 1) if callable(v) and not isinstance(v, type) else v
+        if v is None and cell.cell_contents is not None or not persistable(v):
+            return None
+        cells.append(v)
+    return (module, fn.__qualname__, tuple(cells))
+
+
 def _source_stamp():
     """A digest of facade's and functional's sources (path, size, mtime) and of the stack under them."""
     global _stamp
     if _stamp is None:
-        h = hashlib.sha256(repr((jax.__version__, jaxlib.__version__)).encode())
+        h = hashlib.sha256(repr((jax.__version__, jaxlib.__version__, np.__version__)).encode())
         here = os.path.dirname(os.path.abspath(__file__))
         for top in (here, os.path.join(os.path.dirname(here), "functional")):
             for root, dirs, files in os.walk(top):

@@ -76,3 +76,27 @@ def test_tracers_and_python_numbers_take_the_plain_jit_path():
 
     assert float(jax.jit(lambda x: jitted(x))(jax.numpy.float32(2))) == 4.0  # a tracer
     assert not jitted.exes  # neither compiled through the persistent path
+
+
+def _factory(scale, module=None):
+    def scaled(x):
+        return x * scale
+    scaled.__module__ = module or scaled.__module__
+    return scaled
+
+
+def test_a_function_is_named_by_its_home_and_what_it_closed_over():
+    """A closure's captured values are part of its name (one factory, two programs); a user's function, or a
+    closure over an arbitrary object, has no name that survives a process."""
+    import jax.numpy as jnp
+
+    from facade._table import linalg
+
+    name = _exe_cache.function_identity
+    assert name(_factory(2)) is None  # tests/ is not facade's own code: it may change under the same stamp
+    two, three = name(_factory(2, "facade.fake")), name(_factory(3, "facade.fake"))
+    assert two != three and two == ("facade.fake", "_factory.<locals>.scaled", (2,))
+    assert name(_factory(object(), "facade.fake")) is None
+    assert name(_factory(jnp.sin, "facade.fake"))[2] == (("jax.numpy", "sin", ()),)
+    assert name(_factory(2, "facadex.fake")) is None  # a package merely named like facade
+    assert name(linalg.L.matrix_power)[:2] == ("functional.linalg", "matrix_power")
