@@ -7,7 +7,8 @@ process (the op and its static arguments) plus the abstract values and devices o
 and jaxlib versions, the backend, JAX's trace-time configuration and a stamp of facade's own source, and
 the serialized executable can be loaded under that key directly (~2 ms).
 
-Kept only where that key is complete: ops whose function lives in facade/functional, static arguments
+Kept only where that key is complete: ops whose function (and what a closure captured) is facade's,
+functional's, jax's or numpy's (`function_identity`), static arguments
 that are plain data (numbers, strings, dtypes, tuples of them), arrays on the first device of a
 single-process run, a tracing that raised no warning (so a warning shows in every process), and
 JAX's cache directory set (off with FACADE_CACHE=0, as JAX's is). Files sit in `<JAX cache dir>/facade-exe`.
