@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from . import _dtype as D
-from . import _exe_cache, _host
+from . import _host
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
 from .autograd import forward_ad as _fwd
@@ -99,7 +99,7 @@ class Compiled:
 
         raw.__name__ = op.name
         self.raw = raw
-        self.fwd = _jit_forward(op, skel, raw) if op.jit else raw
+        self.fwd = jax.jit(raw) if op.jit else raw
         self.vjps, self.bwd_ops, self.fwd_vjps, self.modes = {}, {}, {}, {}
         self.resid = op.jit  # records nodes that keep residuals (see residuals()); unjittable ops keep inputs
 
@@ -152,14 +152,6 @@ class Compiled:
         if fn is None:
             fn = self.fwd_vjps[(mask, level)] = jax.jit(_make_fwd_vjp(self.raw, mask, level))
         return fn
-
-
-def _jit_forward(op, skel, raw):
-    """The jitted forward, its executables kept across processes where its key is plain data (_exe_cache)."""
-    ident = _exe_cache.function_identity(op.fn)
-    if ident is not None and _exe_cache.persistable(skel):
-        return _exe_cache.PersistentJit(raw, ("fwd", op.name, ident, skel), op.name)
-    return jax.jit(raw)
 
 
 def _conj(xs):

@@ -54,7 +54,6 @@ class Metrics:
     xla_seconds: float = 0.0
     cache_hits: int = 0
     cache_misses: int = 0
-    loaded: int = 0  # of the hits, programs facade loaded by its own key, without tracing (facade/_exe_cache.py)
     ops: dict[str, OpMetrics] = field(default_factory=dict)
 
 
@@ -99,23 +98,6 @@ def _on_event(event, **_):
         _pending.hit = True
 
 
-def record_load(name, secs):
-    """A program facade loaded itself (facade/_exe_cache.py): counted as built, and served by the cache."""
-    with _lock:
-        _state.compiles += 1
-        _state.cache_hits += 1
-        _state.loaded += 1
-        _requests[0] += 1
-        _state.compile_seconds += secs
-        _state.xla_seconds += secs
-        row = _state.ops.get(name)
-        if row is None:
-            row = _state.ops[name] = OpMetrics()
-        row.compiles += 1
-        row.cache_hits += 1
-        row.seconds += secs
-
-
 def metrics() -> Metrics:
     """A snapshot of the compile counters: `facade.compiler.metrics().compiles`, `.ops['add'].seconds` ..."""
     with _lock:
@@ -138,7 +120,7 @@ def summary(top: int = 10) -> str:
     m = metrics()
     lines = [f"facade: {m.compiles} XLA programs built in {m.compile_seconds:.2f} s (trace {m.trace_seconds:.2f} s, "
              f"lower {m.lower_seconds:.2f} s, XLA compile or cache load {m.xla_seconds:.2f} s); "
-             + (f"persistent cache: {m.cache_hits} hits ({m.loaded} without tracing), {m.cache_misses} misses"
+             + (f"persistent cache: {m.cache_hits} hits, {m.cache_misses} misses"
                 if jax.config.jax_compilation_cache_dir else "persistent cache off")]
     rows = sorted(m.ops.items(), key=lambda kv: (-kv[1].seconds, kv[0]))[:top]
     if rows:

@@ -69,10 +69,7 @@ class CIFAR10(VisionDataset):
 
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         img, target = Image.fromarray(self.data[index]), self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        img, target = self._transformed(img, target)
         return img, target
 
     def __len__(self) -> int:

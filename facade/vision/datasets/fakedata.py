@@ -43,10 +43,7 @@ class FakeData(VisionDataset):
             facade.set_rng_state(rng_state)
 
         img = ToPILImage()(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        img, target = self._transformed(img, target)
         return img, target.item()
 
     def __len__(self) -> int:

@@ -102,10 +102,7 @@ class DatasetFolder(VisionDataset):
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         path, target = self.samples[index]
         sample = self.loader(path)
-        if self.transform is not None:
-            sample = self.transform(sample)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        sample, target = self._transformed(sample, target)
         return sample, target
 
     def __len__(self) -> int:

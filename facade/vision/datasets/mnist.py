@@ -144,10 +144,7 @@ class MNIST(VisionDataset):
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         img, target = self.data[index], int(self.targets[index])
         img = _Image_fromarray(img.numpy(), mode="L")
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        img, target = self._transformed(img, target)
         return img, target
 
     def __len__(self) -> int:

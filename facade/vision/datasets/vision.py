@@ -35,6 +35,10 @@ class VisionDataset(Dataset):
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError
 
+    def _transformed(self, input: Any, target: Any) -> tuple[Any, Any]:
+        """(transform(input), target_transform(target)), each as set now: scripts reassign `dataset.transform`."""
+        return StandardTransform(self.transform, self.target_transform)(input, target)
+
     def __len__(self) -> int:
         raise NotImplementedError
 
