@@ -24,6 +24,11 @@ import torch._dynamo  # noqa: E402,F401  (imported lazily by torch.optim; its im
 from torch.utils.serialization import config as _torch_serialization  # noqa: E402
 
 import facade  # noqa: E402
+
+try:  # flax.nnx (imported by jax2onnx) imports IPython where installed, whose import adds a warnings filter
+    import IPython.core.completer  # noqa: E402,F401
+except ImportError:
+    pass
 import tests._torchvision  # noqa: E402,F401  (real torchvision, importable here only through its shim)
 
 

@@ -1,9 +1,13 @@
 """The conftest guard: a test that leaves global state changed fails, naming what changed, and the
 state is restored for the next test; global generators start every test in the same state."""
 
+import os
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
+ROOT = Path(__file__).parent.parent
 
 POLLUTERS = {
     "default_dtype": "facade.set_default_dtype(facade.float64)",
@@ -23,8 +27,17 @@ NAMES = {"default_dtype": "facade.get_default_dtype()", "torch_default_dtype": "
          "print_options": "facade print options", "torch_serialization_config": "torch serialization config"}
 
 
-def test_guard_fails_polluters_names_the_state_and_restores_it(pytester):
-    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
+@pytest.fixture
+def suite_pytester(pytester, monkeypatch):
+    """A pytester directory holding the suite's conftest; its child pytest imports `tests` and facade from this
+    checkout (an editable install elsewhere, or none, must not decide)."""
+    pytester.makeconftest((ROOT / "tests" / "conftest.py").read_text())
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    return pytester
+
+
+def test_guard_fails_polluters_names_the_state_and_restores_it(suite_pytester):
+    pytester = suite_pytester
     body = "\n".join(f"def test_{k}(tmp_path):\n    {v}\n" for k, v in POLLUTERS.items())
     pytester.makepyfile(test_polluters=f"""
 import os, sys, warnings
@@ -47,8 +60,8 @@ def test_clean_after_all():  # runs last: every polluted setting is back
         assert "changed global state" in section and name in section, section
 
 
-def test_global_generators_start_each_test_alike(pytester):
-    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
+def test_global_generators_start_each_test_alike(suite_pytester):
+    pytester = suite_pytester
     pytester.makepyfile(test_draws="""
 import random
 import numpy as np, torch, facade
