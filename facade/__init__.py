@@ -171,3 +171,11 @@ from .amp import _state as _amp_state
 
 globals().update({n: getattr(_amp_state, n) for n in _amp_state.__all__})  # torch.is_autocast_enabled ...
 _extras.install(Tensor)
+
+
+def install():
+    """Make `import torch` (and `torch.X.Y`, `torchvision`) resolve to facade in this process, as the runner
+    `python -m facade` does: call it at the top of a notebook or script, before anything imports real torch."""
+    from .__main__ import install_torch_alias
+
+    install_torch_alias()

@@ -267,3 +267,13 @@ def test_train_digits_example(tmp_path):
     events.Reload()
     assert events.Scalars("compiled/test_acc")[-1].value == pytest.approx(got_compiled[-1][1], abs=1e-3)
     assert [e.step for e in events.Scalars("eager/train_loss")] == [1, 2, 3]
+
+def test_install_makes_import_torch_facade(tmp_path):
+    """facade.install() is the runner's alias in an ordinary process (a notebook): after it `import torch`,
+    `torch.nn.functional` and `import torchvision` are facade's."""
+    code = ("import facade, sys; facade.install(); import torch, torch.nn.functional, torchvision; "
+            "print(torch is facade, torch.nn.functional is facade.nn.functional, torchvision.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "facade.vision"]
