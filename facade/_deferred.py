@@ -28,6 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _multidevice as _md
+
 __all__ = ["check_range", "check_all", "flush", "as_accelerator", "host_memory"]
 
 _LIMIT = 256
@@ -79,7 +81,7 @@ def _first_bad(xp, v, lo, hi, skip, use_skip, inside):
     return bad[i], v[i]
 
 
-_first_bad_device = jax.jit(lambda *a: _first_bad(jnp, *a))
+_first_bad_device = _md.serialised(jax.jit(lambda *a: _first_bad(jnp, *a)))  # a sharded tensor: see _multidevice
 
 
 def check_range(t, lo, hi, error, *, op="a value check", skip=None, inside=False):
@@ -102,6 +104,7 @@ def check_range(t, lo, hi, error, *, op="a value check", skip=None, inside=False
         flush()
 
 
+@_md.serialised
 @functools.partial(jax.jit, static_argnums=0)
 def _none_bad(pred, v):
     return ~jnp.all(pred(v)), jnp.zeros((), jnp.int32)

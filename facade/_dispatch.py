@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import _host
+from . import _multidevice as _md
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
 from .autograd import forward_ad as _fwd
@@ -501,7 +502,7 @@ def run(comp, dyn):
         fwd = comp.fwd
         if needs_grad and comp.resid and STATE.enabled and op.differentiable and not graph._saved_hooks:
             fwd = comp.residuals(tuple([isinstance(t, Tensor) and t.requires_grad for t in dyn]), arrays) or fwd
-        outs = fwd(*arrays)
+        outs = _md.call(fwd, *arrays) if _md.ON else fwd(*arrays)  # one multi-device CPU program at a time
         if fwd is not comp.fwd:
             outs, resid = outs
     dev = device or _default_device()

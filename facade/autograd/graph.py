@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _multidevice as _md
 from .grad_mode import STATE
 
 __all__ = ["Node", "AccumulateGrad", "record", "run_backward", "saved_tensors_hooks", "save_on_cpu",
@@ -73,8 +74,8 @@ class Node:
             return _apply_differentiably(self, grads)
         cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
         if self._pull is not None:
-            return self._pull.apply(self._arrays, cts)
-        return self._comp.vjp(self._mask, self._outmask)(_arrays_of(self), cts)
+            return _md.call(self._pull.apply, self._arrays, cts)
+        return _md.call(self._comp.vjp(self._mask, self._outmask), _arrays_of(self), cts)
 
     def _check_saved(self):
         for t, version in self._saved:
@@ -427,7 +428,7 @@ class _Fused:
             node._check_saved()
         leaves = list(sinks)
         existing = [n.variable._grad._arr() if accumulate and n.variable._grad is not None else None for n in leaves]
-        out, captured = fn([_arrays_of(n) for n in order], list(root_grads), existing)
+        out, captured = _md.call(fn, [_arrays_of(n) for n in order], list(root_grads), existing)
         if not retain_graph:
             for node in order:
                 node._release()

@@ -28,7 +28,15 @@ from ._collectives import (
     reduce_scatter_tensor,
     scatter,
 )
+from ._extras import (
+    all_gather_coalesced,
+    all_reduce_coalesced,
+    monitored_barrier,
+    new_subgroups,
+    new_subgroups_by_enumeration,
+)
 from ._objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
+from ._p2p import P2POp, batch_isend_irecv, irecv, isend, recv, recv_object_list, send, send_object_list
 from ._pg import (
     GroupMember,
     ProcessGroup,
@@ -49,13 +57,11 @@ from .device_mesh import DeviceMesh, init_device_mesh
 
 _OWNER = "not built on JAX's distributed runtime here"
 _MISSING = (
-    "get_backend_config", "new_subgroups", "new_subgroups_by_enumeration", "monitored_barrier",
-    "all_reduce_coalesced", "all_gather_coalesced", "reduce_scatter", "send", "recv", "isend", "irecv",
-    "send_object_list", "recv_object_list", "batch_isend_irecv", "get_node_local_rank", "get_pg_count",
+    "get_backend_config", "reduce_scatter", "get_node_local_rank", "get_pg_count",
     "get_default_backend_for_device", "register_rendezvous_handler", "rendezvous", "split_group",
     "breakpoint",
 )
-_CLASSES = ("Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "P2POp", "GradBucket",
+_CLASSES = ("Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "GradBucket",
             "Reducer", "Logger")
 
 __all__ = [
@@ -68,6 +74,9 @@ __all__ = [
     "all_gather_single", "reduce_scatter_single",
     "broadcast", "reduce", "scatter", "gather", "all_to_all", "all_to_all_single", "all_gather_object",
     "broadcast_object_list", "gather_object", "scatter_object_list", "DeviceMesh", "init_device_mesh",
+    "P2POp", "send", "recv", "isend", "irecv", "batch_isend_irecv", "send_object_list", "recv_object_list",
+    "all_reduce_coalesced", "all_gather_coalesced", "monitored_barrier", "new_subgroups",
+    "new_subgroups_by_enumeration",
     *_MISSING, *_CLASSES,
 ]
 

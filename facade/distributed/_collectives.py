@@ -166,7 +166,8 @@ _REPLICATED, _SHARDED = P(), P("p")
 
 _KINDS = ("barrier", "all_reduce", "all_gather", "all_gather_single", "reduce_scatter_single", "broadcast",
           "reduce", "scatter", "gather", "all_to_all", "all_to_all_single", "all_gather_object",
-          "broadcast_object_list")
+          "broadcast_object_list", "send/recv", "monitored_barrier", "all_reduce_coalesced",
+          "all_gather_coalesced")
 _DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
            "complex64", "complex128", "uint16", "uint32", "uint64")
 _MAX_DIMS = 8
@@ -189,8 +190,14 @@ def _shape_of(row):
     return list(int(s) for s in row[4:4 + int(row[2])])
 
 
-def _agree(pg, kind, shape=(), dtype=None, extra=-1):
-    """All-gather every rank's (function, shape, dtype, extra); raise on any difference. A no-op for one rank."""
+BEFORE = []  # callables run before every collective (the point-to-point module sends what it holds back)
+
+
+def _agree(pg, kind, shape=(), dtype=None, extra=-1, what=None):
+    """All-gather every rank's (function, shape, dtype, extra); raise on any difference. A no-op for one rank.
+    `what(extra)` says in words what a rank's `extra` means, for the message of a mismatch."""
+    for f in BEFORE:
+        f()
     if pg.size() == 1 and kind != "barrier":
         return
     if len(shape) > _MAX_DIMS:
@@ -210,6 +217,9 @@ def _agree(pg, kind, shape=(), dtype=None, extra=-1):
             theirs = _DTYPES[row[1]] if row[1] >= 0 else "unknown"
             raise RuntimeError(f"{kind}: tensors differ in dtype across ranks: rank {them} has {theirs}, this rank "
                                f"({pg.ranks[pg.rank()]}) has {np.dtype(dtype).name}")
+        if row[3] != mine[3] and what is not None:
+            raise RuntimeError(f"{kind}: ranks disagree: rank {them} is at {what(row[3])} while this rank "
+                               f"({pg.ranks[pg.rank()]}) is at {what(extra)}")
         if row[3] != mine[3]:
             raise RuntimeError(f"{kind}: ranks disagree on the root/op: rank {them} passed {row[3]}, this rank "
                                f"({pg.ranks[pg.rank()]}) passed {extra}")

@@ -70,6 +70,7 @@ class _State:
     jax_world: tuple | None = None  # (world_size, rank) of the jax.distributed runtime once started
     devices: list = []
     groups: list = []
+    non_member_ranks: list = []  # the ranks of the last new_group this rank is not in
 
 
 def is_initialized() -> bool:
@@ -192,6 +193,10 @@ def destroy_process_group(group=None) -> None:
     """Forget the default group (and every group) or one group. JAX's runtime itself stays up until exit."""
     if _State.world is None or (group is not None and group not in _State.groups):
         raise AssertionError("Process group cannot be None")
+    from ._collectives import BEFORE  # here, not at the top: _collectives imports this module
+
+    for f in BEFORE:  # point-to-point transfers still pending run first (torch's would complete too)
+        f()
     if group is None or group is _State.world:
         _set_world(None)
     else:
@@ -211,6 +216,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
             raise ValueError("The new group's rank should be within the world_size set by init_process_group")
     me = world.rank()
     if me not in ranks:
+        _State.non_member_ranks = list(ranks)
         return NON_GROUP_MEMBER
     pg = ProcessGroup(ranks, world.backend if backend is None else _backend_name(backend),
                       world.timeout if timeout is None else timeout, me)
@@ -238,8 +244,10 @@ def get_backend(group=None) -> str:
 
 
 def get_process_group_ranks(group) -> list[int]:
+    """The global ranks of `group`; for NON_GROUP_MEMBER, torch's answer: those of the last group made that this
+    rank is not in."""
     pg = resolve(group)
-    return list(pg.ranks)
+    return list(_State.non_member_ranks) if pg is None else list(pg.ranks)
 
 
 def get_global_rank(group, group_rank: int) -> int:

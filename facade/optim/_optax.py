@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from .. import _multidevice as _md
 from .._tensor import Tensor
 from .optimizer import Optimizer, ParamsT, _check_lr, _set
 
@@ -34,7 +35,7 @@ class OptaxOptimizer(Optimizer):
         _check_lr(lr)
         super().__init__(params, {"lr": lr})
         self.transform = transform
-        self._jit_update = jax.jit(self._pure_update)
+        self._jit_update = _md.serialised(jax.jit(self._pure_update))  # see facade._multidevice
 
     def _pure_update(self, lrs, params, grads, has_grad, state):
         updates, state = self.transform.update(grads, state, params)

@@ -15,6 +15,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from ... import _multidevice as _md
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 
@@ -36,18 +37,21 @@ def _vector_norm(x, p):
     return jnp.sum(x ** p) ** (1.0 / p)
 
 
+@_md.serialised  # one multi-device CPU program at a time (facade._multidevice)
 @functools.partial(jax.jit, static_argnums=1)
 def _total_norm(arrays, p):
     """The p-norm of the per-tensor p-norms (torch's two-stage order, so float rounding agrees)."""
     return _vector_norm(jnp.stack([_vector_norm(a, p) for a in arrays]), p)
 
 
+@_md.serialised  # one multi-device CPU program at a time (facade._multidevice)
 @jax.jit
 def _scale(arrays, max_norm, total):
     coef = jnp.minimum(max_norm / (total + 1e-6), 1.0)
     return [a * coef.astype(a.dtype) for a in arrays]
 
 
+@_md.serialised  # one multi-device CPU program at a time (facade._multidevice)
 @functools.partial(jax.jit, static_argnums=1)
 def _norm_and_scale(arrays, p, max_norm):
     total = _total_norm(arrays, p)
@@ -127,6 +131,7 @@ def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0, error_if
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
+@_md.serialised  # one multi-device CPU program at a time (facade._multidevice)
 @jax.jit
 def _clamp(arrays, clip_value):
     return [jnp.clip(a, -clip_value.astype(a.dtype), clip_value.astype(a.dtype)) for a in arrays]
