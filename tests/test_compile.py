@@ -455,3 +455,40 @@ def test_custom_function_backward_is_used_by_a_compiled_module():
         grads.append((host(out), host(m.lin.weight.grad), host(m.lin.bias.grad)))
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_buffers_updated_in_place_leave_what_the_caller_kept_intact(compiled):
+    """The optimizer step (eager) and a compiled step update parameters, optimizer state and grads in place
+    (their buffers donated) only where nothing else holds them: a detached alias, an optimizer state alias and
+    the old grad the caller kept hold what real torch's do after later steps, and a jax.Array the caller took
+    with facade.func.to_jax (the same buffer) keeps its values instead of being deleted."""
+
+    def run(lib):
+        t, f = _same_init()
+        model = t if lib is torch else f
+        opt = lib.optim.Adam(model.parameters(), lr=0.1)
+        x, y = lib.tensor(X), lib.tensor(Y)
+
+        def step():
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = lib.compile(step) if compiled and lib is facade else step
+        fn(), fn()
+        w = model[0].weight
+        kept = (w.detach(), w.grad, opt.state[w]["exp_avg"].detach(), model[1].running_mean.detach())
+        if lib is facade:
+            arrays = [facade.func.to_jax(a) for a in (w, w.grad, opt.state[w]["exp_avg"], model[1].running_mean)]
+            snapshot = [np.array(a) for a in arrays]
+        fn(), fn()
+        if lib is facade:
+            for a, v in zip(arrays, snapshot):
+                np.testing.assert_array_equal(np.array(a), v)
+        return [host(a) for a in (*kept, w, opt.state[w]["exp_avg"])]
+
+    for a, b in zip(run(torch), run(facade)):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)

@@ -32,7 +32,8 @@ NOT_DELIVERED = [
     ("distributed", "TCPStore", ()), ("nn.parallel", "replicate", (None, [0])),
     ("jit", "trace_module", (None, None)), ("compiler", "set_stance", ("default",)),
     ("distributed.tensor", "distribute_tensor", (None, None)), ("distributed.tensor", "DTensor", ()),
-    ("distributed.checkpoint", "StorageWriter", ()), ("distributed.checkpoint", "load_sharded_optimizer_state_dict", ()),
+    ("distributed.checkpoint", "StorageWriter", ()),
+    ("distributed.checkpoint", "load_sharded_optimizer_state_dict", ()),
     ("distributed._functional_collectives", "wait_tensor", (None,)),
 ]
 

@@ -27,6 +27,7 @@ import weakref
 import jax
 
 from .. import _device, _dispatch, _random
+from .. import _multidevice as _md
 from .._tensor import Tensor, ValueNeeded
 from ..autograd.grad_mode import STATE, set_grad_enabled
 from ..optim import optimizer as _optim
@@ -62,8 +63,16 @@ def _user_frame(tb):
     for frame, line in traceback.walk_tb(tb):
         f = frame.f_code.co_filename
         if not f.startswith(_LIBRARY_DIRS) and "/site-packages/" not in f and not f.startswith("<frozen"):
-            where = f"{f}:{line}"
+            where = _code_name(f, line)
     return where or "<unknown>"
+
+
+def _code_name(filename, line):
+    """'file:line'; for code typed into IPython or a notebook, its traceback's 'Cell In[3], line 4' instead of the
+    kernel's temporary file name."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    label = getattr(getattr(shell, "compile", None), "format_code_name", lambda name: None)(filename)
+    return f"{label[0]} {label[1]}, line {line}" if label else f"{filename}:{line}"
 
 
 def _log_recompiles():
@@ -81,10 +90,11 @@ class _Entry:
         self.out = None           # set while tracing: how to read the outputs back
         self.arrays = None        # the first call's inputs, kept for explain() only
         # A step that reaches an optimizer donates the buffers of its state tensors (parameters, buffers, optimizer
-        # state; not grads, which a step usually replaces): the program writes every one of them back, so XLA
-        # updates them in place instead of allocating new ones.
+        # state) and of their grads: the program writes every one of them back (or drops the grad), so XLA updates
+        # them in place, or reuses a dropped grad's buffer for the new one, instead of allocating new buffers.
         self.donate = bool(state.found.optimizers)
-        self.ndonate = len(tensors) if self.donate else 0
+        ngrads = sum(t._grad is not None for t in tensors) if state.lift_grads else 0
+        self.ndonate = len(tensors) + ngrads if self.donate else 0
         self.donating = None
         self.before, self.after = [], []  # scheduler steps run eagerly around the program
         self.modes = None  # (module, training) the function's train()/eval() set, from its trace: set on every call
@@ -187,30 +197,36 @@ class CompiledFunction:
     def _run(self, entry, st, tensors, hypers, leaves, treedef, args, kwargs):
         for s in entry.before:
             s.step()
-        for t in tensors:
-            _commit(t, tensors)
-        dyn = list(tensors)
-        if st.lift_grads:
-            dyn += [t._grad for t in tensors if t._grad is not None]
-        dyn += [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
-        dyn += [_committed(_random._key_on(g, g.device), g.device, tensors) for g in st.found.generators]
-        dyn += [x for x in leaves if isinstance(x, Tensor)]
+        if st._sv is None:  # written since this program last wrote them (or new): their arrays may be uncommitted
+            for t in tensors:
+                _commit(t, tensors)
+        grads = [t._grad for t in tensors if t._grad is not None] if st.lift_grads else []
+        device = _single_device(tensors)
+        floats = [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
+        if device is not None:  # hyperparameters as the device arrays jit would make of them, made once per value
+            floats = [_optim._scalar_data(x, device) if type(x) is float else x for x in floats]
+        keys = [_committed(_random._key_on(g, g.device), g.device, tensors) for g in st.found.generators]
+        inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
             if entry.donate:
                 entry.donating = jax.jit(entry.comp.raw, donate_argnums=tuple(range(entry.ndonate)))
         if self._keep_arrays:  # torch._dynamo.explain re-traces the program from them
-            entry.arrays = [t._arr() if isinstance(t, Tensor) else t for t in dyn]
+            entry.arrays = [t._arr() if isinstance(t, Tensor) else t
+                            for t in (*tensors, *grads, *floats, *keys, *inputs)]
         try:
             if entry.donate or entry.detached:  # no autograd node to record: the program runs on the arrays
-                arrays = [(t._data if t._base is None and t._np is None else t._arr()) if isinstance(t, Tensor) else t
-                          for t in dyn]
-                n = entry.ndonate
-                fn = entry.donating if n and len({id(a) for a in arrays[:n]}) == n else entry.comp.fwd
-                outs = fn(*arrays)
+                # Buffers are donated only where nothing else refers to them (`_owned`): a detached alias or a
+                # grad the caller kept would otherwise be left with a deleted buffer.
+                fn = entry.donating if entry.donate and _owned(tensors, grads) else entry.comp.fwd
+                arrays = [t._data if t._base is None and t._np is None else t._arr() for t in (*tensors, *grads)]
+                arrays += floats
+                arrays += keys
+                arrays += [t._data if t._base is None and t._np is None else t._arr() for t in inputs]
+                outs = _md.call(fn, *arrays)  # one multi-device CPU program at a time (facade._multidevice)
                 device = tensors[0]._device if tensors else _dispatch._default_device()
             else:
-                res = _dispatch.run(entry.comp, dyn)
+                res = _dispatch.run(entry.comp, [*tensors, *grads, *floats, *keys, *inputs])
                 res = res if isinstance(res, tuple) else (res,)
                 outs, device = [r._data for r in res], res[0]._device
         except _BREAKS as e:
@@ -313,6 +329,9 @@ class CompiledFunction:
                     writes.append(("graddata", g, len(res)))
                     res.append(a)
                     grads_changed = True
+                elif entry.donate:  # unchanged, but its buffer was donated: the program hands the values back
+                    writes.append(("same", g, len(res)))
+                    res.append(a)
             else:
                 writes.append(("newgrad", t, len(res)))
                 res.append(g._arr())
@@ -353,6 +372,9 @@ class CompiledFunction:
                 _set(target, outs[i], entry.detached)
             elif kind == "newgrad":
                 target._grad = Tensor._from_array(outs[i], target._device)
+            elif kind == "same":  # the same values in the buffer the donated one became: no version bump
+                if target._base is None and target._np is None:
+                    target._data = outs[i]
             elif kind == "nograd":
                 target._grad = None
             elif kind == "optnew":
@@ -437,6 +459,21 @@ def _set(t, a, bump):
         t._vc += bump
     else:
         t._write(Tensor._from_array(a, t._device), record=False)
+
+
+def _owned(tensors, grads):
+    """Whether every state tensor's and grad's buffer may be donated (`optimizer._own`), and no grad object is
+    referred to by anything but its tensor's `.grad` (a dropped grad's buffer is reused for the new one)."""
+    own = _optim._own
+    # a grad's references here: its tensor's .grad, the `grads` list, this loop's variable, getrefcount's argument
+    return all([own(t) for t in tensors]) and all([own(g) and sys.getrefcount(g) <= 4 for g in grads])
+
+
+def _single_device(tensors):
+    """The one jax device the state lives on, or None (no state, a sharded model, traced values)."""
+    a = tensors[0]._data if tensors else None
+    s = getattr(a, "sharding", None) if type(a) is _optim._ARRAY else None
+    return next(iter(s.device_set)) if type(s) is jax.sharding.SingleDeviceSharding else None
 
 
 def _commit(t, tensors):

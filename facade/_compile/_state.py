@@ -138,8 +138,14 @@ class State:
         """Root tensors whose values are state: parameters, buffers, optimizer state, plain tensors."""
         cands = [t for m in self.modules for d in (m._parameters, m._buffers) for t in d.values()]
         for opt in self.found.optimizers:
-            cands += [p for group in opt.param_groups for p in group["params"]]
-            cands += [leaf for _, v in opt_items(opt) for leaf in tensor_leaves(v)]
+            for group in opt.param_groups:
+                cands += group["params"]
+            for st in opt.state.values():  # opt_items' values, read without a generator per entry (every call)
+                for v in (st.values() if isinstance(st, dict) else (st,)):
+                    if type(v) is Tensor:
+                        cands.append(v)
+                    else:
+                        cands += tensor_leaves(v)
         cands += [t if t._base is None else t._base for t in self.found.tensors]
         return [t for t in {id(t): t for t in cands if t is not None}.values() if t._base is None]
 

@@ -11,6 +11,8 @@ back into the same Parameter and state tensor objects in place (bumping their ve
 from __future__ import annotations
 
 import functools
+import math
+import sys
 import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
@@ -19,8 +21,10 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax._src.array import ArrayImpl
 
 from .. import _dtype
+from .. import _multidevice as _md
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..utils.hooks import _register
@@ -132,14 +136,48 @@ def _as_complex(x, like):
     return jax.lax.complex(x[..., 0], x[..., 1]).astype(like.dtype) if jnp.iscomplexobj(like) else x
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1))
-def _apply(update, static, hp, params, grads, states):
+def _update_group(update, static, hp, params, grads, states):
     """One group's update. Complex tensors are updated as pairs of reals, like torch's view_as_real."""
     real = [{k: _as_real(v) for k, v in s.items()} for s in states]
     new_p, new_s = update([_as_real(p) for p in params], [_as_real(g) for g in grads], real, hp, dict(static))
     new_p = [_as_complex(n, p) for n, p in zip(new_p, params)]
     new_s = [{k: _as_complex(v, s.get(k, p)) for k, v in ns.items()} for ns, s, p in zip(new_s, states, params)]
     return new_p, new_s
+
+
+_apply = jax.jit(_update_group, static_argnums=(0, 1))
+# The same update writing the parameters and their state in place (their buffers donated): no new buffers to
+# allocate and fault in on every step. Used only where nothing but the tensor holds the array (`_own`).
+_apply_in_place = jax.jit(_update_group, static_argnums=(0, 1), donate_argnums=(3, 5))
+
+
+def _own(t):
+    """Whether `t`'s array may be donated: a plain root tensor's concrete array that no other Python object (a
+    detached alias, a numpy view, a saved autograd input) refers to: references from t._data and this call."""
+    a = t._data
+    return t._base is None and t._np is None and type(a) is _ARRAY and sys.getrefcount(a) <= 3
+
+
+_ARRAY = ArrayImpl  # not type(jnp.zeros(())): that starts the XLA backend at import, before init_process_group
+_SCALARS = {}
+
+
+def _scalar_data(v, device):
+    """A Python float hyperparameter as the device array jit would make of it (weak-typed, the same program),
+    kept per value and device so that a step does not transfer it again; -0.0 and 0.0 are kept apart."""
+    key = (v, device) if v else (v, math.copysign(1.0, v), device)
+    a = _SCALARS.get(key)
+    if a is None:
+        if len(_SCALARS) > 256:  # a scheduler makes a new lr every step: keep the cache small
+            _SCALARS.clear()
+        a = _SCALARS[key] = jax.device_put(v, device)
+    return a
+
+
+def _as_data(hp, device):
+    """The hyperparameters with every float replaced by `_scalar_data` (dict, tuples of floats)."""
+    return {k: tuple(_scalar_data(x, device) for x in v) if isinstance(v, tuple) else _scalar_data(v, device)
+            if type(v) is float else v for k, v in hp.items()}
 
 
 class Optimizer:
@@ -283,9 +321,17 @@ class Optimizer:
                 if st:
                     self.state[p] = st
             states.append(st)
+        hp, apply = self._group_hypers(group), _apply
+        if TRACE.hypers is None and type(params[0]._data) is _ARRAY:  # an eager step: floats as cached arrays,
+            sharding = params[0]._data.sharding  # buffers updated in place where that is safe
+            if type(sharding) is jax.sharding.SingleDeviceSharding:
+                hp = _as_data(hp, next(iter(sharding.device_set)))
+            if all(_own(p) and all(_own(v) for v in st.values() if isinstance(v, Tensor))
+                   for p, st in zip(params, states)):
+                apply = _apply_in_place
         arrays = [{k: v._arr() for k, v in st.items() if isinstance(v, Tensor)} for st in states]
-        new_params, new_states = _apply(type(self)._update, self._statics(group), self._group_hypers(group),
-                                        [p._arr() for p in params], [p.grad._arr() for p in params], arrays)
+        new_params, new_states = _md.call(apply, type(self)._update, self._statics(group), hp,
+                                          [p._arr() for p in params], [p.grad._arr() for p in params], arrays)
         for p, a in zip(params, new_params):
             _set(p, a)
         for p, st, new in zip(params, states, new_states):
