@@ -41,6 +41,9 @@ class ExplainOutput:
         lines += [f"  Guard {i}: {g}" for i, g in enumerate(self.out_guards, 1)]
         return "\n".join(lines) + "\n"
 
+    def _repr_pretty_(self, p, cycle):  # IPython/Jupyter shows the report, not the dataclass repr with its jaxprs
+        p.text(str(self))
+
 
 def explain(fn, *extra_args, **extra_kwargs):
     """`explain(fn)(*args, **kwargs)`: run `fn` compiled once (a fresh cache) and report."""

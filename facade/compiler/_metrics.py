@@ -56,6 +56,12 @@ class Metrics:
     cache_misses: int = 0
     ops: dict[str, OpMetrics] = field(default_factory=dict)
 
+    def __str__(self):
+        return _format(self)
+
+    def _repr_pretty_(self, p, cycle):  # IPython/Jupyter shows the table, not the one-line dataclass repr
+        p.text(_format(self))
+
 
 _lock = threading.Lock()
 _state = Metrics()
@@ -117,7 +123,10 @@ def reset_metrics() -> None:
 
 def summary(top: int = 10) -> str:
     """A few lines: totals, then the `top` program names by compile seconds."""
-    m = metrics()
+    return _format(metrics(), top)
+
+
+def _format(m: Metrics, top: int = 10) -> str:
     lines = [f"facade: {m.compiles} XLA programs built in {m.compile_seconds:.2f} s (trace {m.trace_seconds:.2f} s, "
              f"lower {m.lower_seconds:.2f} s, XLA compile or cache load {m.xla_seconds:.2f} s); "
              + (f"persistent cache: {m.cache_hits} hits, {m.cache_misses} misses"
