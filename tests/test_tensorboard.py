@@ -154,12 +154,12 @@ def test_add_figure_behaves_like_torch(tmp_path):
             plt.plot([0, 1], [1, 0])
         except ImportError:
             fig = object()
-        with lib.utils.tensorboard.SummaryWriter(str(tmp_path / lib.__name__)) as w:
-            try:
+        try:
+            with lib.utils.tensorboard.SummaryWriter(str(tmp_path / lib.__name__)) as w:
                 w.add_figure("fig", fig, 0)
-                results[lib.__name__] = _runs(tmp_path / lib.__name__)
-            except Exception as e:
-                results[lib.__name__] = type(e)
+            results[lib.__name__] = _runs(tmp_path / lib.__name__)  # read once closed: flushed
+        except Exception as e:
+            results[lib.__name__] = type(e)
     assert results["facade"] == results["torch"]
 
 
