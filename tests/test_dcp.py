@@ -9,7 +9,6 @@ Real torch runs in this process in a 1-process gloo world (fixture `gloo`).
 import json
 import os
 import pickle
-import socket
 import subprocess
 import sys
 import warnings
@@ -26,6 +25,7 @@ import facade.distributed.checkpoint as fdcp
 from facade.distributed.checkpoint import state_dict as fsd
 
 from . import _simulated
+from .test_ddp import _env, _free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -141,19 +141,6 @@ for kind, wrap in (("fsdp", FSDP), ("fully_shard", fully_shard)):
     report[kind]["after"] = [flat(model.parameters()), flat(fresh.parameters())]
 print("REPORT " + json.dumps(report), flush=True)
 '''
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _env(**extra):
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                                            "MASTER_PORT", "XLA_FLAGS", "PYTEST_CURRENT_TEST")}
-    env.update(JAX_PLATFORMS="cpu", PYTHONPATH=ROOT + os.pathsep + env.get("PYTHONPATH", ""), **extra)
-    return env
 
 
 def _launch(module, script, out, cwd):
