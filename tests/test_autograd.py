@@ -82,6 +82,7 @@ def test_next_functions_lead_to_accumulate_grad():
         y = x * 2
         fn, nr = y.grad_fn.next_functions[0]
         assert type(fn).__name__ == "AccumulateGrad" and fn.variable is x and nr == 0
+        assert fn.name() == "torch::autograd::AccumulateGrad" and y.grad_fn.name() == "MulBackward0"
 
 
 @same

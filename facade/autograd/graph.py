@@ -102,6 +102,9 @@ class AccumulateGrad(Node):
         self._edges = ()
         self._out_meta = ((tuple(variable.shape), variable.dtype.np),)
 
+    def name(self):
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name, unlike its generated Backward nodes
+
 
 class _Handle:
     """What register_hook returns: `.remove()` unregisters."""

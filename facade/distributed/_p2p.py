@@ -175,7 +175,7 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None) -> None:
     pg = resolve(group)
     if pg is not None:
         _not_self(pg, _canonical(pg, dst, group_dst), "destination")
-    work = isend(tensor, dst, group, tag, group_dst)
+    work = _post("send", tensor, dst, group, tag, group_dst, True)
     if work is not None:
         work.wait()
 
@@ -183,7 +183,7 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None) -> None:
 def recv(tensor, src=None, group=None, tag=0, group_src=None) -> int:
     """torch.distributed.recv: fill `tensor` with what rank `src` sends; returns the sender's global rank
     (-1 on a rank outside the group)."""
-    work = irecv(tensor, src, group, tag, group_src)
+    work = _post("recv", tensor, src, group, tag, group_src, False)
     if work is None:
         return -1
     work.wait()
