@@ -179,12 +179,15 @@ class Tensor:
                     self._grad_fn, self._output_nr, self.requires_grad = res._grad_fn, res._output_nr, True
             return
         b = self._base
-        idx = self._flat_index()
         if record and not self._detached and STATE.enabled and (b.requires_grad or res.requires_grad):
-            b._write(_dispatch.call(_put_flat_op(), (b, Tensor._from_array(idx, b._device), res), None), True)
+            idx = Tensor._from_array(self._flat_index(), b._device)
+            b._write(_dispatch.call(_put_flat_op(), (b, idx, res), None), True)
             self._bsv = -1  # re-derive data and grad_fn from the base on next use
         else:
-            b._write(Tensor._from_array(_put_flat(b._arr(), idx, res._data), b._device), record)
+            # an alias of the whole base (detach(), .data, a state_dict value) writes it directly: no index, no scatter
+            whole = self.dtype is b.dtype and self._geometry() == b._geometry()
+            b._write(res if whole else Tensor._from_array(_put_flat(b._arr(), self._flat_index(), res._data),
+                                                          b._device), record)
             self._data, self._bsv = res._data, b._sv
 
     def _flat_index(self):

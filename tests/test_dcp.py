@@ -25,7 +25,7 @@ import facade.distributed.checkpoint as fdcp
 from facade.distributed.checkpoint import state_dict as fsd
 
 from . import _simulated
-from .test_ddp import _env, _free_port
+from .test_ddp import _env, _finish, _free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -165,15 +165,9 @@ def runs(tmp_path_factory):
         rc, out, err = _simulated.run([sys.executable, "-m", "facade", str(base / "fsdp.py"), str(dirs["fsdp"])],
                                       env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"), cwd=base,
                                       timeout=150)
-        assert rc == 0, (out + err)[-4000:]
-        outs = [p.communicate(timeout=150)[0] for p in procs]
     finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, 9)
-                p.communicate()
-    for p, o in zip(procs, outs):
-        assert p.returncode == 0, o[-4000:]
+        _finish(procs, timeout=150)  # the DDP runs: waited for, killed if still running, each must succeed
+    assert rc == 0, (out + err)[-4000:]
     fsdp = json.loads(next(line for line in out.splitlines() if line.startswith("REPORT "))[7:])
     ddp = {k: [json.load(open(dirs[k] / f"rank{r}.json")) for r in range(2)] for k in ("torch", "facade")}
     return {"dirs": dirs, "ddp": ddp, "fsdp": fsdp}

@@ -392,3 +392,24 @@ def test_int_index_of_from_numpy_tensor_shares_memory_like_torch():
     assert row[1].item() == -1.0
     with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
         x[4]
+
+
+def test_writing_a_whole_alias_writes_its_base_without_a_scatter():
+    """A state_dict value or a detach() covers all of its base: copy_ into it sets the base's values as torch
+    does, and builds no scatter program (a partial view still scatters, so the check can fail)."""
+    got = {}
+    for lib in (torch, facade):
+        m = lib.nn.Linear(29, 13)
+        if lib is facade:
+            facade.compiler.reset_metrics()
+        m.state_dict()["weight"].copy_(lib.arange(13 * 29, dtype=lib.float32).reshape(13, 29))
+        m.bias.detach().fill_(-0.0)
+        if lib is facade:
+            whole = set(facade.compiler.metrics().ops)
+            facade.zeros(13, 29)[1].fill_(2.0)
+            partial = set(facade.compiler.metrics().ops)
+        got[lib.__name__] = (m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy(), m.weight._version)
+    np.testing.assert_array_equal(got["facade"][0], got["torch"][0])
+    np.testing.assert_array_equal(np.signbit(got["facade"][1]), np.signbit(got["torch"][1]))
+    assert got["facade"][2] == got["torch"][2]
+    assert "scatter" not in whole and "scatter" in partial

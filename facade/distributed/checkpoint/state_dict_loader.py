@@ -52,19 +52,8 @@ def _assemble(md, records):
     return full
 
 
-def _whole_base(t):
-    """The tensor whose storage `t` views whole (`t` itself if it views part of one): model.state_dict()'s
-    values are detached aliases of the parameters, and writing the parameter itself spares the view's scatter
-    program (one compile per shape)."""
-    while t._base is not None and (t.dtype, tuple(t.shape), t.stride(), t.storage_offset()) == (
-            t._base.dtype, tuple(t._base.shape), t._base.stride(), t._base.storage_offset()):
-        t = t._base
-    return t
-
-
 def _copy_into(target, full):
     """Copy the values `full` into `target` in place, keeping the layout `target` has on its mesh."""
-    target = _whole_base(target)
     sharding = _spmd.sharding_of(target)
     if isinstance(sharding, NamedSharding):
         arr = jax.device_put(full.astype(target.dtype.np, copy=False), sharding)
