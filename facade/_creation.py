@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
-from . import _host
+from . import _host, _ragged
 from ._device import CPU, META, jax_device
 from ._device import device as _devcls
 from ._tensor import Size, Tensor
@@ -123,7 +123,13 @@ def _put(arr, jd):
     if jd is None:  # host mode (a DataLoader worker): the numpy array itself
         return arr
     # device_put, not jnp.asarray: asarray compiles a copy program per new shape (~30 ms each)
-    return jax.device_put(arr) if jd == jax.local_devices()[0] else jax.device_put(arr, jd)
+    return jax.device_put(arr, _committed(jd))
+
+
+def _committed(jd):
+    """`jd`, or None for JAX's default device: arrays there stay uncommitted, as jit's outputs of uncommitted
+    inputs are, since jit compiles a committed and an uncommitted argument separately (twice the programs)."""
+    return None if jd == jax.local_devices()[0] else jd
 
 
 def _full(shape, value, np_dt, jd):
@@ -132,7 +138,7 @@ def _full(shape, value, np_dt, jd):
             return _put(np.full(shape, value, np_dt), jd)
         except (OverflowError, TypeError, ValueError):
             pass
-    return jnp.full(shape, value, np_dt, device=jd)
+    return jnp.full(shape, value, np_dt, device=_committed(jd))
 
 
 def _from_host(arr, dtype, device, requires_grad=False):
@@ -536,6 +542,10 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     """torch.arange: [start, end) by step. int64 when start, end and step are all integers, else the default
     float dtype. The length is torch's: ceil((end - start) / step) computed in double."""
     _arange_numbers(start, end, step, dtype)
+    if (_ragged.SEEN and type(start if end is None else end) is _ragged.RaggedInt and step == 1 and out is None
+            and (end is None or start == 0) and not requires_grad and _ragged.ON):  # arange(T) of a bucketed T
+        n = int(start if end is None else end)
+        return _ragged.arange(arange(_ragged.bucket(n), dtype=dtype, device=device), n)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -609,8 +619,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     start, end, step = _num(start), _num(end), _num(step)
     dt = _dt(dtype)
     n = int(math.floor((end - start) / step)) + 1
-    return _new(lambda jd: (start + jnp.arange(n, dtype=jnp.float64, device=jd) * step).astype(dt.np), (n,), dt,
-                device, requires_grad)
+    return _new(lambda jd: (start + jnp.arange(n, dtype=jnp.float64, device=_committed(jd)) * step).astype(dt.np),
+                (n,), dt, device, requires_grad)
 
 
 def _endpoints(fn, start, end, steps):
@@ -701,7 +711,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     def make(jd):
         if n * m <= _SMALL or jd is None:
             return _put(np.eye(n, m, dtype=dt.np), jd)
-        return jnp.eye(n, m, dtype=dt.np, device=jd)
+        return jnp.eye(n, m, dtype=dt.np, device=_committed(jd))
 
     return _to_out(_new(make, (n, m), dt, device, requires_grad), out)
 

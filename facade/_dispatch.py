@@ -15,7 +15,7 @@ import jax
 import numpy as np
 
 from . import _dtype as D
-from . import _host
+from . import _host, _ragged
 from . import _multidevice as _md
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
@@ -25,6 +25,7 @@ from .autograd.grad_mode import STATE
 
 __all__ = ["Op", "call", "call_inplace"]
 
+ALL = []  # every Op made (routes choose among rows that are not in the table's lists)
 _REQ = object()  # marks a required parameter in Op.defaults
 Tensor = None  # set by _tensor at import (circular by nature: ops make Tensors)
 
@@ -77,6 +78,8 @@ class Op:
         self.check = check  # callable(vals): raises torch's error for arguments refused before promotion
         self.post = post  # callable(result) -> what torch returns instead of the Tensor (bool for allclose)
         self.cache = {}
+        self.rg = None  # the rule of its bucketed path (facade/_ragged.py), set by the table
+        ALL.append(self)
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -441,8 +444,9 @@ def call(op, args, kwargs, autocast=True):
     vals = bind(op, args, kwargs)
     if _AUTOCAST.active and autocast and out is None:  # torch.autocast: the op's policy (facade.amp._policy)
         vals = _amp.cast(op, vals, Tensor, _autocast_to)
+    rg = op.rg is not None and (_ragged.SEEN or op.rg is _ragged.cat_along) and _ragged.ON and not TRACING
     if op.check is not None:
-        op.check(vals)
+        op.check(_ragged.plain_copies(vals) if rg and _ragged.SEEN else vals)  # checks see values, not padding
     cast = _promote(op, vals) if op.promote_idx else None
     npcast = None if cast is None else cast.np
     dyn = []
@@ -458,7 +462,9 @@ def call(op, args, kwargs, autocast=True):
     comp = op.cache.get(skel)
     if comp is None:
         comp = op.cache[skel] = Compiled(op, skel)
-    result = _host.run(comp, skel, dyn) if _host.ACTIVE else run(comp, dyn)  # host: DataLoader workers
+    result = _ragged.call(comp, dyn, vals) if rg and _ragged.active(dyn) else NotImplemented
+    if result is NotImplemented:
+        result = _host.run(comp, skel, dyn) if _host.ACTIVE else run(comp, dyn)  # host: DataLoader workers
     if op.view and (op.view is True or op.view(vals)):
         _mark_views(op, vals[0], result, args, kwargs)
     if out is not None:

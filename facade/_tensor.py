@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _deferred, _dispatch, _host
+from . import _deferred, _dispatch, _host, _ragged
 from . import _dtype as D
 from ._device import CPU, META, gpus, jax_device
 from ._device import device as _devcls
@@ -88,7 +88,7 @@ class ValueNeeded(RuntimeError):
 class Tensor:
     """A multi-dimensional array with torch's API. See DESIGN.md, "Tensor"."""
 
-    __slots__ = ("_data", "_np", "_base", "_view", "_detached", "_bsv", "_sv", "_vc", "_idx", "_geom", "_device",
+    __slots__ = ("_data", "_rg", "_np", "_base", "_view", "_detached", "_bsv", "_sv", "_vc", "_idx", "_geom", "_device",
                  "requires_grad", "_grad", "_grad_fn", "_output_nr", "_hooks", "_post_acc_hooks", "_acc",
                  "_retains_grad", "_inference", "__dict__", "__weakref__")
 
@@ -101,7 +101,7 @@ class Tensor:
     @classmethod
     def _from_array(cls, a, device=CPU):
         t = object.__new__(Tensor)
-        t._data, t._np, t._base, t._device = a, None, None, device
+        t._data, t._rg, t._np, t._base, t._device = a, None, None, None, device
         t.requires_grad, t._grad, t._grad_fn, t._sv, t._vc = False, None, None, 0, 0
         t._hooks = t._post_acc_hooks = t._acc = None
         t._retains_grad, t._inference = False, STATE.inference
@@ -128,6 +128,14 @@ class Tensor:
         """Take over `other`'s contents (used by subclasses such as Parameter)."""
         for s in Tensor.__slots__[:-2]:
             object.__setattr__(self, s, getattr(other, s, None))
+
+    def __getattr__(self, name):
+        # only an unset _data slot gets here: a bucketed tensor (facade/_ragged.py) being read as an array
+        if name == "_rg":  # made without _from_array (a subclass's own __new__): never bucketed
+            return None
+        if name == "_data" and self._rg is not None:
+            return _ragged.materialize(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # --------------------------------------------------------------- storage
     def _sync(self):
@@ -156,6 +164,8 @@ class Tensor:
 
     def _assign_data(self, a):
         """Replace the values only (no autograd effect), as `.data = ...` or grad accumulation do."""
+        if self._rg is not None:
+            _ragged.materialize(self)
         if self._base is None and self._np is None:
             self._data = a
             self._sv += 1
@@ -167,6 +177,8 @@ class Tensor:
         self._write(res, record=True)
 
     def _write(self, res, record):
+        if self._rg is not None:
+            _ragged.materialize(self)
         if self._base is None:
             if self._np is not None:
                 np.copyto(self._np, np.asarray(res._data))
@@ -329,16 +341,22 @@ class Tensor:
     # --------------------------------------------------------------- basic properties
     @property
     def shape(self):
+        if self._rg is not None:
+            return tuple.__new__(Size, self._rg.shape)
         a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
         return tuple.__new__(Size, a.shape)  # shapes hold ints already: skip Size's checks
 
     @property
     def dtype(self):
+        if self._rg is not None:
+            return D._FROM_NP[self._rg.buf.dtype]
         a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
         return D._FROM_NP[a.dtype]
 
     @property
     def ndim(self):
+        if self._rg is not None:
+            return self._rg.buf.ndim
         a = self._data if self._data is not None else (self._np if self._np is not None else self._arr())
         return a.ndim
 
@@ -918,4 +936,5 @@ def _put_flat_op():
 
 
 _dispatch.Tensor = Tensor
+_ragged.Tensor, _ragged.STATE = Tensor, STATE
 graph.Tensor = Tensor

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import inspect
 
-from .._dispatch import call, call_inplace
+from .. import _ragged
+from .._dispatch import ALL, call, call_inplace
 from . import (
     core,
     fft,
@@ -30,6 +31,7 @@ from . import (
 FAMILIES = (core, pointwise, reductions, shape, indexing, sorting, linalg, fft, special,
             nn_activation, nn_conv, nn_sampling, nn_pool, nn_norm, nn_loss, nn_misc, nn_attention, nn_rnn)
 OPS = [op for family in FAMILIES for op in family.OPS]
+_ragged.install(ALL, {op for f in (pointwise, nn_activation) for op in f.OPS})  # rules of the bucketed path
 
 
 def _function(op):

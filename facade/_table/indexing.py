@@ -17,7 +17,7 @@ import numpy as np
 
 import functional as F
 
-from .. import _deferred, _host
+from .. import _deferred, _host, _ragged
 from .. import _dtype as D
 from .._dispatch import Op, call, call_inplace
 from .._tensor import _TYPE_NAMES, Tensor
@@ -426,6 +426,10 @@ def _getitem_kind(self, index, single):
 
 
 def __getitem__(self, index):
+    if _ragged.SEEN and _ragged.ON and (self._rg is not None or _ragged.has_rint(index)):
+        got = _ragged.getitem(self, index)
+        if got is not NotImplemented:
+            return got
     norm = normalize(self, index)
     if isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)) and self.ndim:
         n = self.shape[0]  # x[i], as a Dataset does

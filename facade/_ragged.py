@@ -1,0 +1,612 @@
+"""Bucketed lengths: eager inference over a growing sequence without a compile per length.
+
+A text generator appends one token per step (`idx = torch.cat((idx, nxt), 1)`) and runs the model on the whole
+context, so every op meets a new length and, with shapes static in XLA, compiles a new program. Here such a
+tensor keeps its values in a buffer padded along the growing axis to a bucket length (64, 128, 256 ...), with its
+logical length on the side, and the ops that can run on padded buffers do: programs are compiled per bucket, not
+per length, and the length goes in as data where an op must mask the padding (softmax, the contracted axis of a
+matmul). Everything else reads the tensor's values, which cuts the padding off first (on the CPU by a copy, no
+program), so a bucketed tensor is an ordinary tensor to all code that does not know about buckets.
+
+Where it applies: only where no autograd is recorded (no_grad, or no input requires grad), outside torch.compile
+and DataLoader workers. Sources: a cat along an axis whose last piece has length 1 there (a generation step),
+`arange(T)` and `x[:T]` for a T read off a bucketed tensor's shape (`RaggedInt`). Off with FACADE_BUCKETS=0.
+
+A bucketed result equals the unpadded one exactly for ops whose outputs do not mix positions of the padded axis
+(pointwise, linear, layer_norm, embedding, views, cat); a softmax over that axis, or a matmul contracting it, adds
+the same terms, zeros included, possibly in another order (a float rounding apart, as a different batch size can
+give on torch).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from . import _host
+from . import _multidevice as _md
+from .autograd import forward_ad as _fwd
+
+ON = os.environ.get("FACADE_BUCKETS", "1") != "0"
+SEEN = False  # a bucketed tensor was made in this process (until then no getitem pays for looking)
+MIN = 64
+Tensor = None  # set by _tensor
+STATE = None  # grad mode, set by _tensor
+
+
+def bucket(n):
+    """The buffer length of logical length n: a power of two, at least MIN."""
+    return max(MIN, 1 << (n - 1).bit_length())
+
+
+class RaggedInt(int):
+    """A length read off a bucketed tensor's shape: `arange(T)` and `x[:T]` made from it are bucketed too.
+    It is an int in every other respect (and arithmetic on it gives plain ints)."""
+
+    def __reduce__(self):
+        return int, (int(self),)
+
+
+class Rg:
+    """The bucketed state of a tensor: the padded buffer, {axis: logical length}, the logical shape."""
+
+    __slots__ = ("buf", "ax", "shape")
+
+    def __init__(self, buf, ax):
+        self.buf, self.ax = buf, ax
+        self.shape = tuple(RaggedInt(ax[i]) if i in ax else s for i, s in enumerate(buf.shape))
+
+
+def wrap(buf, ax, device):
+    """A Tensor of buffer `buf` whose axes `ax` ({axis: n}) hold n valid entries (all of them at n == bucket, so
+    that the next ops still run their bucketed programs); plain for an empty `ax`."""
+    global SEEN
+    t = Tensor._from_array(buf, device)
+    if ax:
+        SEEN = True
+        del t._data  # reading _data cuts the padding off (Tensor.__getattr__ -> materialize)
+        t._rg = Rg(buf, ax)
+    return t
+
+
+def _cut(buf, ax, host=False):
+    """buf cut to its logical shape: on the CPU by a host copy (or, `host`, a numpy view), no program per length."""
+    if all(buf.shape[a] == n for a, n in ax.items()) and not host:
+        return buf
+    sl = tuple(slice(0, ax[i]) if i in ax else slice(None) for i in range(buf.ndim))
+    devs = buf.devices()
+    if len(devs) == 1 and next(iter(devs)).platform == "cpu":
+        v = np.asarray(buf)[sl]
+        return v if host else jax.device_put(np.ascontiguousarray(v), None if buf.committed else buf.sharding)
+    return _slicer(tuple(buf.shape), tuple(ax.items()))(buf)
+
+
+@functools.lru_cache(maxsize=256)
+def _slicer(shape, ax):
+    ax = dict(ax)
+    return jax.jit(lambda b: b[tuple(slice(0, ax[i]) if i in ax else slice(None) for i in range(len(shape)))])
+
+
+def materialize(t):
+    """Turn bucketed `t` into an ordinary tensor (its buffer cut to the logical shape); returns the array."""
+    r = t._rg
+    t._rg = None
+    if t._base is not None and t._bsv != t._base._sv:  # a view whose base was written since: re-derive from it
+        t._data = None
+        return t._sync()
+    t._data = a = _cut(r.buf, r.ax)
+    return a
+
+
+def _info(t):
+    """(array, {axis: n}, logical shape) of a dyn entry; a stale bucketed view becomes plain first."""
+    if isinstance(t, Tensor):
+        r = t._rg
+        if r is not None and t._base is not None and t._bsv != t._base._sv:
+            materialize(t)
+            r = None
+        if r is not None:
+            return r.buf, r.ax, r.shape
+        a = t._arr()
+        return a, {}, a.shape
+    return t, {}, np.shape(t)
+
+
+def active(dyn):
+    """Whether a call may take the bucketed path: no autograd (nor forward AD), nothing traced, one real device
+    (a device mismatch is left to the plain path's error), not a simulated multi-device CPU."""
+    if _host.ACTIVE or _md.ON or _fwd.STATE.level is not None:
+        return False
+    grad, device = STATE.enabled, None
+    for t in dyn:
+        if isinstance(t, Tensor):
+            if grad and t.requires_grad or t._device.type == "meta" or device not in (None, t._device):
+                return False
+            device = t._device
+    return True
+
+
+def plain_copies(vals):
+    """vals with bucketed Tensors replaced by plain copies (for an op's value checks; the originals stay)."""
+    def plain(v):
+        if isinstance(v, Tensor) and v._rg is not None:
+            a = _cut(v._rg.buf, v._rg.ax, host=True)
+            return Tensor._from_numpy(a) if isinstance(a, np.ndarray) else Tensor._from_array(a, v._device)
+        if isinstance(v, (list, tuple)):
+            return type(v)(plain(x) for x in v)
+        return v
+
+    return [plain(v) for v in vals]
+
+
+# ---------------------------------------------------------------------------- running an op on buffers
+
+def _prepared(raw, spec, with_ns, arrays, ns):
+    """raw(*arrays) after padding each array's axes to their target length and masking beyond n where asked
+    (raw(*arrays, *ns) for a rule's own function that masks by itself)."""
+    out = []
+    for a, s in zip(arrays, spec):
+        for axis, target, fill, k in s:
+            if a.shape[axis] < target:
+                pad = [(0, 0)] * a.ndim
+                pad[axis] = (0, target - a.shape[axis])
+                a = jnp.pad(a, pad)
+            if fill is not None:
+                keep = lax.broadcasted_iota(jnp.int32, a.shape, axis) < ns[k]
+                a = jnp.where(keep, a, jnp.asarray(-jnp.inf if fill == "-inf" else 0, a.dtype))
+        out.append(a)
+    return raw(*out, *ns) if with_ns else raw(*out)
+
+
+_PROGRAMS = {}
+
+
+def _program(key, make):
+    """The jitted make() cached under `key` (the bucketed path's programs: rules, cat growth, getitem)."""
+    fn = _PROGRAMS.get(key)
+    if fn is None:
+        if len(_PROGRAMS) > 4096:
+            _PROGRAMS.clear()
+        fn = _PROGRAMS[key] = jax.jit(make())
+    return fn
+
+
+def call(comp, dyn, vals):
+    """The op of `comp` on bucketed buffers (the dispatcher's bucketed path), or NotImplemented."""
+    if comp.op.rg is cat_along:
+        return cat(comp, dyn, vals)
+    return run(comp, dyn, vals)
+
+
+def run(comp, dyn, vals):
+    """The op of `comp` on bucketed inputs, or NotImplemented where its rule does not cover this call."""
+    infos = [_info(t) for t in dyn]
+    if not any(ax for _, ax, _ in infos):
+        return NotImplemented
+    plan = comp.op.rg(infos, vals)
+    if plan is None:
+        return NotImplemented
+    spec, out_ax, ns, *own = plan  # a rule may run its own function of the buffers (and lengths) instead
+    raw, with_ns = own if own else (comp.raw, False)
+    fn = _program((raw, spec), lambda: functools.partial(_prepared, raw, spec, with_ns))
+    out = fn([a for a, _, _ in infos], _lengths(ns))
+    dev = next(t._device for t in dyn if isinstance(t, Tensor))
+    if type(out) is tuple:  # split / chunk: pieces bucketed alike
+        return tuple(wrap(o, out_ax, dev) for o in out)
+    return wrap(out, out_ax, dev)
+
+
+_LENGTHS = {}
+
+
+def _lengths(ns):
+    """Lengths and offsets as int32 device scalars (a handful recur: kept)."""
+    out = []
+    for n in ns:
+        a = _LENGTHS.get(n)
+        if a is None:
+            if len(_LENGTHS) > 4096:
+                _LENGTHS.clear()
+            a = _LENGTHS[n] = jax.device_put(np.int32(n))
+        out.append(a)
+    return tuple(out)
+
+
+class _Spec:
+    """Collects per-input (axis, target length, fill, index of n) and the lengths passed in as data."""
+
+    def __init__(self, infos):
+        self.infos = infos
+        self.items = [[] for _ in infos]
+        self.ns = []
+
+    def need(self, i, axis, target, fill=None, n=None):
+        k = 0
+        if fill is not None:
+            if n not in self.ns:
+                self.ns.append(n)
+            k = self.ns.index(n)
+        self.items[i].append((axis, target, fill, k))
+
+    def plan(self, out_ax):
+        return tuple(tuple(s) for s in self.items), out_ax, tuple(self.ns)
+
+
+def _broadcast(infos, idx, spec, lead=None):
+    """Bucketed axes of a broadcast over inputs `idx` (their leading `lead[i]` axes, all when None): {out axis: n}
+    with each padded input padded to the common buffer length, or None where a plain input of size > 1 meets a
+    padded axis or lengths disagree."""
+    shapes = [infos[i][2][:None if lead is None else lead[k]] for k, i in enumerate(idx)]
+    nd = max((len(s) for s in shapes), default=0)
+    out, target = {}, {}
+    for s, i in zip(shapes, idx):
+        off = nd - len(s)
+        for a, n in infos[i][1].items():
+            if a >= len(s):
+                continue
+            if out.setdefault(a + off, n) != n:
+                return None
+            target[a + off] = max(target.get(a + off, 0), infos[i][0].shape[a])
+    for s, i in zip(shapes, idx):
+        off = nd - len(s)
+        ax = infos[i][1]
+        for a in out:
+            j = a - off
+            if j < 0:
+                continue
+            if j not in ax:
+                if s[j] != 1:
+                    return None
+            elif infos[i][0].shape[j] < target[a]:
+                spec.need(i, j, target[a])
+    return out
+
+
+def _tensor_idx(infos):
+    return [i for i, (a, _, _) in enumerate(infos) if np.ndim(a) or infos[i][1]]
+
+
+def pointwise(infos, vals):
+    spec = _Spec(infos)
+    out = _broadcast(infos, list(range(len(infos))), spec)
+    return None if out is None else spec.plan(out)
+
+
+def _first_only(check):
+    """A rule for ops whose first input may be bucketed on the axes `check(ndim, vals)` allows, others plain."""
+    def rule(infos, vals):
+        if any(ax for _, ax, _ in infos[1:]):
+            return None
+        _, ax, shape = infos[0]
+        if not all(check(len(shape), vals, a) for a in ax):
+            return None
+        return (((),) * len(infos), dict(ax), ())
+
+    return rule
+
+
+linear = _first_only(lambda nd, vals, a: a < nd - 1)
+layer_norm = _first_only(lambda nd, vals, a: a < nd - len(vals[1]))
+
+
+def softmax(infos, vals):
+    if len(infos) != 1:
+        return None
+    _, ax, shape = infos[0]
+    dim = vals[1] % len(shape)
+    spec = _Spec(infos)
+    if dim in ax:
+        spec.need(0, dim, 0, "-inf", ax[dim])
+    return spec.plan(dict(ax))
+
+
+def embedding(infos, vals):
+    if infos[0][1] or len(infos) != 2:
+        return None
+    return ((), ()), dict(infos[1][1]), ()
+
+
+def matmul(infos, vals):
+    if len(infos) != 2:
+        return None
+    (a, axa, sa), (b, axb, sb) = infos
+    if len(sa) < 2 or len(sb) < 2:
+        return None
+    spec = _Spec(infos)
+    ka, kb = axa.get(len(sa) - 1), axb.get(len(sb) - 2)
+    if ka != kb:
+        return None
+    if ka is not None:
+        t = max(a.shape[-1], b.shape[-2])
+        spec.need(0, len(sa) - 1, t, "zero", ka)
+        spec.need(1, len(sb) - 2, t, "zero", ka)
+    out = _broadcast(infos, [0, 1], spec, lead=[len(sa) - 2, len(sb) - 2])
+    if out is None:
+        return None
+    nd = max(len(sa), len(sb))
+    if len(sa) - 2 in axa:
+        out[nd - 2] = axa[len(sa) - 2]
+    if len(sb) - 1 in axb:
+        out[nd - 1] = axb[len(sb) - 1]
+    return spec.plan(out)
+
+
+def _moved(perm):
+    def rule(infos, vals):
+        _, ax, shape = infos[0]
+        p = perm(len(shape), vals)
+        return ((),), {new: ax[old] for new, old in enumerate(p) if old in ax}, ()
+
+    return rule
+
+
+def _swap(nd, vals):
+    p = list(range(nd))
+    i, j = vals[1] % nd, vals[2] % nd
+    p[i], p[j] = p[j], p[i]
+    return p
+
+
+transpose = _moved(_swap)
+permute = _moved(lambda nd, vals: [d % nd for d in vals[1]])
+
+
+def cat_along(infos, vals):
+    """cat along an axis that is not bucketed: every input bucketed alike."""
+    if len(infos) < 2:
+        return None
+    nd = len(infos[0][2])
+    dim = vals[1] % nd if nd else 0
+    if any(len(s) != nd or dim in ax for _, ax, s in infos):
+        return None
+    spec = _Spec(infos)
+    out = _broadcast(infos, list(range(len(infos))), spec)
+    if out is None or any(infos[i][1] != out for i in range(len(infos))):
+        return None
+    return spec.plan(out)
+
+
+NOT_POINTWISE = frozenset({"allclose", "equal", "isin", "frexp", "view_as_complex", "view_as_real", "glu", "prelu",
+                           "rrelu", "gumbel_softmax", "softmax", "log_softmax"})
+@functools.lru_cache(maxsize=256)
+def _reshaper(shape):
+    return lambda b: b.reshape(shape)
+
+
+def view(infos, vals):
+    """view/reshape to sizes naming the bucketed axis by its RaggedInt (q.view(B, T, nh, hs)), the axes before
+    and after it regrouped among themselves."""
+    _, ax, shape = infos[0]
+    sizes = vals[1]
+    if len(infos) != 1 or len(ax) != 1 or not isinstance(sizes, (tuple, list)):
+        return None
+    (a, n), = ax.items()
+    js = [j for j, s in enumerate(sizes) if type(s) is RaggedInt and s == n]
+    if len(js) != 1 or any(type(s) is not int and type(s) is not RaggedInt for s in sizes):
+        return None
+    j = js[0]
+    before, after = int(np.prod(shape[:a])), int(np.prod(shape[a + 1:]))
+    head, tail = list(sizes[:j]), list(sizes[j + 1:])
+    for part, total in ((head, before), (tail, after)):
+        if part.count(-1) > 1 or -1 in part and (total % max(1, -int(np.prod(part))) or not total):
+            return None
+        if -1 in part:
+            part[part.index(-1)] = total // -int(np.prod(part))
+        if int(np.prod(part)) != total:
+            return None
+    out = (*head, infos[0][0].shape[a], *tail)
+    return ((),), {j: n}, (), _reshaper(tuple(out)), False
+
+
+def _grow_fn(dim, target, sizes):
+    def grow(buf, *rest):
+        *pieces, n0 = rest
+        if buf.shape[dim] < target:
+            pad = [(0, 0)] * buf.ndim
+            pad[dim] = (0, target - buf.shape[dim])
+            buf = jnp.pad(buf, pad)
+        off = n0
+        for p, k in zip(pieces, sizes):
+            buf = lax.dynamic_update_slice_in_dim(buf, p, off, dim)
+            off = off + k
+        return buf
+
+    return grow
+
+
+_LIMIT = 1 << 22  # elements: a bigger buffer is not worth padding
+
+
+def cat(comp, dyn, vals):
+    """cat along the bucketed axis (the tensor grows in place in its buffer), or a generation step's cat of plain
+    tensors whose last piece has length 1 there (it starts a bucketed tensor); else the rule of any other axis."""
+    if len(dyn) < 2 or not all(isinstance(t, Tensor) for t in dyn):
+        return NotImplemented
+    infos = [_info(t) for t in dyn]
+    nd = len(infos[0][2])
+    if any(len(s) != nd for _, _, s in infos) or not nd:
+        return NotImplemented
+    dim = vals[1] % nd
+    first, rest = infos[0], infos[1:]
+    grows = dim in first[1] or (not first[1] and rest[-1][2][dim] == 1)
+    if not grows:
+        return run(comp, dyn, vals) if any(ax for _, ax, _ in infos) else NotImplemented
+    dtype = first[0].dtype
+    others = [s[:dim] + s[dim + 1:] for _, _, s in infos]
+    if (len(first[1]) > int(dim in first[1]) or any(ax for _, ax, _ in rest) or any(o != others[0] for o in others)
+            or any(a.dtype != dtype for a, _, _ in infos)):
+        return NotImplemented
+    n0 = first[2][dim]
+    sizes = tuple(s[dim] for _, _, s in rest)
+    n = n0 + sum(sizes)
+    target = max(bucket(n), first[0].shape[dim])
+    if target * int(np.prod(others[0])) > _LIMIT:
+        return NotImplemented
+    fn = _program(("grow", dim, target, sizes), lambda: _grow_fn(dim, target, sizes))
+    out = fn(first[0], *(a for a, _, _ in rest), *_lengths((n0,)))
+    return wrap(out, {dim: n}, dyn[0]._device)
+
+
+def pieces(infos, vals):
+    """split / chunk along an axis that is not bucketed."""
+    _, ax, shape = infos[0]
+    return None if len(infos) != 1 or vals[2] % len(shape) in ax else (((),), dict(ax), ())
+
+
+@functools.lru_cache(maxsize=64)
+def _attention(causal, scale, gqa):
+    from functional.nn.attention import scaled_dot_product_attention as sdpa
+
+    def attend(q, k, v, n_keys):
+        L, S = q.shape[-2], k.shape[-2]
+        keep = lax.broadcasted_iota(jnp.int32, (L, S), 1) < n_keys
+        if causal:
+            keep &= jnp.tril(jnp.ones((L, S), bool))
+        return sdpa(q, k, v, attn_mask=keep, scale=scale, enable_gqa=gqa)
+
+    return attend
+
+
+def attention(infos, vals):
+    """scaled_dot_product_attention without a mask or dropout, queries and keys bucketed on their length axis
+    (keys beyond the key length masked, their values zeroed); is_causal stays top-left aligned."""
+    if len(infos) != 3 or vals[3] is not None or vals[4]:
+        return None
+    (q, axq, sq), (k, axk, sk), (v, axv, sv) = infos
+    if any(set(ax) - {len(s) - 2} for ax, s in ((axq, sq), (axk, sk), (axv, sv))) or axk != axv:
+        return None
+    spec = _Spec(infos)
+    spec.ns = [sk[-2]]  # the key length, attend()'s last argument
+    if axk:
+        t = max(k.shape[-2], v.shape[-2])
+        spec.need(1, len(sk) - 2, t)
+        spec.need(2, len(sv) - 2, t, "zero", sk[-2])
+    out_ax = {max(len(sq), len(sk)) - 2: axq[len(sq) - 2]} if axq else {}
+    return (*spec.plan(out_ax), _attention(bool(vals[5]), vals[6], bool(vals[7])), True)
+
+
+RULES = {"softmax": softmax, "log_softmax": softmax, "linear": linear, "layer_norm": layer_norm,
+         "embedding": embedding, "matmul": matmul, "transpose": transpose, "permute": permute,
+         "masked_fill": pointwise, "_to_copy": pointwise, "clone": pointwise, "view": view, "reshape": view,
+         "cat": cat_along, "split": pieces, "chunk": pieces, "scaled_dot_product_attention": attention}
+
+
+def install(ops, pointwise_ops):
+    """Give every Op of `ops` its bucketed rule (Op.rg): by name, and `pointwise` to the rows of `pointwise_ops`."""
+    for op in ops:
+        rule = RULES.get(op.name)
+        if rule is None and op in pointwise_ops and op.name not in NOT_POINTWISE:
+            rule = pointwise
+        if rule is not None and op.out is None and (rule is not pieces or op.name in ("split", "chunk")):
+            op.rg = rule
+
+
+# ---------------------------------------------------------------------------- x[...], arange(T)
+
+def has_rint(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return any(type(it) is slice and (type(it.start) is RaggedInt or type(it.stop) is RaggedInt) for it in items)
+
+
+def _getitem_fn(plan):
+    """plan: per input axis ("all") | ("take", B') from a traced start | ("static", start, stop, width) padded
+    to width | ("at",) a traced index | ("pick",) the same, keeping the axis (x[:, [-1]])."""
+    def get(buf, starts):
+        k, keep = 0, []
+        for axis, p in enumerate(plan):
+            if p[0] == "take":
+                width = p[1]
+                pad = [(0, 0)] * buf.ndim
+                pad[axis] = (0, width)
+                buf = lax.dynamic_slice_in_dim(jnp.pad(buf, pad), starts[k], width, axis)
+                k += 1
+            elif p[0] == "static":
+                buf = lax.slice_in_dim(buf, p[1], p[2], axis=axis)
+                if p[2] - p[1] < p[3]:  # padded up to the bucket
+                    pad = [(0, 0)] * buf.ndim
+                    pad[axis] = (0, p[3] - (p[2] - p[1]))
+                    buf = jnp.pad(buf, pad)
+            elif p[0] in ("at", "pick"):
+                buf = lax.dynamic_slice_in_dim(buf, starts[k], 1, axis)
+                k += 1
+            if p[0] != "at":
+                keep.append(axis)
+        return buf.reshape(tuple(buf.shape[a] for a in keep))
+
+    return get
+
+
+def _simple(it):
+    """An index item of the bucketed getitem: an int, a unit-step slice of ints, or [int]."""
+    if type(it) is slice:
+        return it.step in (None, 1) and all(type(v) in (int, RaggedInt, type(None)) for v in (it.start, it.stop))
+    return type(it) in (int, RaggedInt) or type(it) is list and len(it) == 1 and type(it[0]) is int
+
+
+def getitem(self, index):
+    """self[index] for ints and unit-step slices where self is bucketed or a bound is a RaggedInt; the result
+    is a view of self as the plain path's would be. NotImplemented for anything else."""
+    from ._table import indexing
+
+    if not active((self,)):
+        return NotImplemented
+    items = index if isinstance(index, tuple) else (index,)
+    buf, ax, shape = _info(self)
+    if isinstance(buf, jax.core.Tracer) or len(items) > len(shape) or not all(map(_simple, items)):
+        return NotImplemented
+    items = items + (slice(None),) * (len(shape) - len(items))
+    plan, starts, out_ax = [], [], {}
+    for axis, (it, size) in enumerate(zip(items, shape)):
+        b = buf.shape[axis]
+        if type(it) is not slice:
+            pick = type(it) is list  # x[:, [i]]: advanced indexing, a copy keeping the axis
+            i = it[0] if pick else it
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {axis} with size {size}")
+            plan.append(("pick",) if pick else ("at",))
+            starts.append(i % size)
+            continue
+        s, e, _ = it.indices(size)
+        m = max(e - s, 0)
+        if m == 0:
+            return NotImplemented
+        keep_axis = len(plan) - sum(p[0] == "at" for p in plan)
+        if axis in ax:
+            if s == 0 and e == size:
+                plan.append(("all",))
+                out_ax[keep_axis] = size
+            else:
+                plan.append(("take", bucket(m)))
+                starts.append(s)
+                out_ax[keep_axis] = m
+        elif type(it.stop) is RaggedInt and m == it.stop:  # tril[:T, :T]
+            width = bucket(m)
+            if s + width <= b:
+                plan.append(("static", s, s + width, width))
+            else:
+                plan.append(("static", s, b, width))
+            out_ax[keep_axis] = m
+        elif s == 0 and e == size:
+            plan.append(("all",))
+        else:
+            plan.append(("static", s, e, m))
+    if not out_ax and not ax:
+        return NotImplemented
+    plan = tuple(plan)
+    fn = _program(("get", plan), lambda: _getitem_fn(plan))
+    out = wrap(fn(buf, _lengths(starts)), out_ax, self._device)
+    if any(p[0] == "pick" for p in plan):
+        return out
+    norm = indexing.normalize(self, index)
+    kind = indexing._getitem_kind(self, norm, not isinstance(index, tuple))
+    return out._mark_view(self, indexing._GET[kind], (norm,), None)
+
+
+def arange(t, n):
+    """A bucketed arange(n) from `t`, the plain arange(bucket(n))."""
+    return wrap(t._data, {0: n}, t._device)

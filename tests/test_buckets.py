@@ -1,0 +1,215 @@
+"""Bucketed lengths (facade/_ragged.py, issue 11): eager inference over a growing sequence runs on buffers padded to
+a few bucket lengths, so a new length is not a new program per op; values, views, writes and errors are torch's."""
+
+import numpy as np
+import pytest
+import torch
+
+import facade
+from facade import _ragged
+from facade.compiler import metrics, reset_metrics
+
+from ._compare import assert_same
+
+
+def _gpt(lib, vocab=17, block=96, n_embd=16, n_head=2):
+    """The lecture's masked self-attention (tril[:T, :T], softmax, wei @ v), heads joined by cat, LayerNorm,
+    a ReLU MLP; weights from numpy, so torch and facade hold the same ones."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Head(nn.Module):
+        def __init__(self, hs):
+            super().__init__()
+            self.key, self.query, self.value = (nn.Linear(n_embd, hs, bias=False) for _ in range(3))
+            self.register_buffer("tril", lib.tril(lib.ones(block, block)))
+
+        def forward(self, x):
+            B, T, C = x.shape
+            k, q = self.key(x), self.query(x)
+            wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+            wei = F.softmax(wei.masked_fill(self.tril[:T, :T] == 0, float("-inf")), dim=-1)
+            return wei @ self.value(x)
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, n_embd), nn.Embedding(block, n_embd)
+            self.heads = nn.ModuleList(Head(n_embd // n_head) for _ in range(n_head))
+            self.ln, self.ffwd = nn.LayerNorm(n_embd), nn.Sequential(nn.Linear(n_embd, 32), nn.ReLU(),
+                                                                     nn.Linear(32, n_embd))
+            self.head = nn.Linear(n_embd, vocab)
+
+        def forward(self, idx):
+            B, T = idx.shape
+            x = self.tok(idx) + self.pos(lib.arange(T))
+            x = x + lib.cat([h(self.ln(x)) for h in self.heads], dim=-1)
+            return self.head(x + self.ffwd(x))
+
+    model = GPT().eval()
+    rng = np.random.default_rng(0)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3))
+    return model
+
+
+def _generate(lib, model, steps, block=96):
+    """Greedy decoding with a growing context; the last-position logits of every step."""
+    idx = lib.zeros((1, 1), dtype=lib.long)
+    seen = []
+    with lib.no_grad():
+        for _ in range(steps):
+            logits = model(idx[:, -block:])[:, -1, :]
+            seen.append(logits.numpy().copy())
+            idx = lib.cat((idx, logits.argmax(-1, keepdim=True)), dim=1)
+    return np.stack(seen), idx.tolist()
+
+
+def test_generation_matches_torch_and_compiles_per_bucket():
+    """Greedy sampling for 140 tokens (lengths 1..140, three buckets, and past the 96-token block): the same tokens
+    and logits as torch, and once a bucket was seen its other lengths (here 72..120) build no program."""
+    fm, tm = _gpt(facade), _gpt(torch)
+    _generate(facade, fm, 100)  # buckets 64 and 128 seen, and the 96-token window of the 128 bucket
+    reset_metrics()
+    idx = facade.zeros((1, 70), dtype=facade.long)
+    with facade.no_grad():
+        for _ in range(2):  # the first cat of a plain tensor starts a bucketed one
+            idx = facade.cat((idx, facade.zeros((1, 1), dtype=facade.long)), dim=1)
+        assert idx._rg is not None
+        before = metrics().compiles
+        for _ in range(48):
+            fm(idx[:, -96:])
+            idx = facade.cat((idx, facade.zeros((1, 1), dtype=facade.long)), dim=1)
+    assert metrics().compiles - before == 0, metrics()
+    got, gtok = _generate(facade, fm, 140)
+    want, ttok = _generate(torch, tm, 140)
+    assert gtok == ttok
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_bucketed_tensor_is_an_ordinary_tensor():
+    """shape, repr, tolist, numpy, reductions over the padded axis, comparisons: all of the logical tensor."""
+    ts = {}
+    for lib in (torch, facade):
+        with lib.no_grad():
+            x = lib.tensor([[1.0, -2.0]])
+            for v in (3.0, float("nan"), -0.0):
+                x = lib.cat((x, lib.tensor([[v]])), dim=1)
+        ts[lib] = x
+    f, t = ts[facade], ts[torch]
+    assert f._rg is not None and f.shape == t.shape == (1, 5) and f.size(1) == 5 and len(f[0]) == 5
+    assert repr(f) == repr(t)
+    assert_same(t.sum(1), f.sum(1))
+    assert_same(t.exp().nansum(), f.exp().nansum())
+    assert_same((t * 2).max(), (f * 2).max())
+    assert f.tolist()[0][:3] == t.tolist()[0][:3] and np.signbit(f.numpy()[0, 4])
+    assert f._rg is None  # read as an array: cut to its logical shape
+
+
+def test_softmax_and_matmul_over_the_padded_axis():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    b = rng.standard_normal((2, 1, 3)).astype(np.float32)
+    out = {}
+    for lib in (torch, facade):
+        with lib.no_grad():
+            x = lib.cat((lib.tensor(a), lib.tensor(b)), dim=1)  # (2, 6, 3), bucketed on axis 1
+            w = x @ x.transpose(-2, -1)  # both axes padded
+            s = lib.softmax(w, dim=-1)  # masks the padding
+            y = s @ x  # contracts the padded axis
+            out[lib] = (w.log_softmax(-1), s, y, lib.cat([y, y], dim=-1), y.permute(1, 0, 2))
+            if lib is facade:
+                assert all(t._rg is not None for t in (w, s, y))
+    for f, t in zip(out[facade], out[torch]):
+        assert_same(t, f, rtol=1e-5, atol=1e-6)
+
+
+def test_views_and_writes_follow_torch():
+    """A slice of a bucketed tensor is a view: writes through either side show in the other."""
+    res = {}
+    for lib in (torch, facade):
+        with lib.no_grad():
+            x = lib.zeros((2, 1))
+            for k in range(4):
+                x = lib.cat((x, lib.full((2, 1), float(k + 1))), dim=1)
+            v, last, tail = x[:, :], x[:, -1], x[:, 2:]
+            x[0, 0] = 7.0
+            v[1, 1] = 8.0
+            last.mul_(10)
+            res[lib] = (x.clone(), v.clone(), last.clone(), tail.clone(), x._version)
+    for f, t in zip(res[facade], res[torch]):
+        assert_same(t, f)
+
+
+def test_errors_are_torchs():
+    for lib in (torch, facade):
+        with lib.no_grad():
+            x = lib.cat((lib.zeros((1, 3)), lib.ones((1, 1))), dim=1)
+            with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 1 with size 4"):
+                x[:, 4]
+            with pytest.raises(IndexError, match="index out of range in self"):
+                lib.nn.functional.embedding(lib.cat((lib.zeros((1, 2), dtype=lib.long),
+                                                     lib.full((1, 1), 9, dtype=lib.long)), 1), lib.zeros(5, 2))
+
+
+def test_autograd_and_switch_keep_the_plain_path():
+    x = facade.zeros((1, 3), requires_grad=True)
+    y = facade.cat((x, facade.ones((1, 1))), dim=1)  # records autograd: never bucketed
+    assert y._rg is None and y.grad_fn is not None
+    with facade.no_grad():
+        z = facade.cat((facade.zeros((1, 3)), facade.ones((1, 1))), dim=1)
+    assert z._rg is not None
+    T = z.shape[1]
+    assert type(T) is _ragged.RaggedInt and T + 1 == 5 and type(T + 1) is int
+    import pickle
+
+    assert pickle.loads(pickle.dumps(T)) == 4 and type(pickle.loads(pickle.dumps(T))) is int
+
+
+def _nano(lib, n_embd=16, n_head=2, block=40, vocab=11):
+    """nanoGPT's generate(): split of c_attn, view to heads, scaled_dot_product_attention(is_causal=True),
+    transpose().contiguous().view(B, T, C), logits of x[:, [-1], :], top-k masking, a cropped context."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, n_embd), nn.Embedding(block, n_embd)
+            self.c_attn, self.c_proj = nn.Linear(n_embd, 3 * n_embd), nn.Linear(n_embd, n_embd)
+            self.ln, self.mlp = nn.LayerNorm(n_embd), nn.Sequential(nn.Linear(n_embd, 32), nn.GELU(),
+                                                                  nn.Linear(32, n_embd), nn.Dropout(0.1))
+            self.lm_head = nn.Linear(n_embd, vocab, bias=False)
+
+        def forward(self, idx):
+            B, T = idx.size()
+            x = self.wte(idx) + self.wpe(lib.arange(0, T, dtype=lib.long))
+            q, k, v = self.c_attn(self.ln(x)).split(n_embd, dim=2)
+            q, k, v = (t.view(B, T, n_head, n_embd // n_head).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0, is_causal=True)
+            x = x + self.c_proj(y.transpose(1, 2).contiguous().view(B, T, n_embd))
+            x = x + self.mlp(x)
+            return self.lm_head(x[:, [-1], :])
+
+    model = GPT().eval()
+    rng = np.random.default_rng(2)
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.5))
+    out, idx = [], lib.zeros((1, 1), dtype=lib.long)
+    with lib.no_grad():
+        for _ in range(60):
+            logits = model(idx if idx.size(1) <= block else idx[:, -block:])[:, -1, :] / 0.8
+            v, _ = lib.topk(logits, 3)
+            logits[logits < v[:, [-1]]] = -float("Inf")
+            out.append(F.softmax(logits, dim=-1).numpy().copy())
+            idx = lib.cat((idx, lib.argmax(out[-1] if lib is np else logits, dim=-1, keepdim=True)), dim=1)
+    return np.stack(out), idx.tolist()
+
+
+def test_nanogpt_generate_matches_torch():
+    reset_metrics()
+    got, gtok = _nano(facade)
+    assert metrics().compiles < 120, metrics()  # a program per op and length would be thousands
+    want, ttok = _nano(torch)
+    assert gtok == ttok
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
