@@ -204,7 +204,8 @@ class CompiledFunction:
         device = _single_device(tensors)
         floats = [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
         if device is not None:  # hyperparameters as the device arrays jit would make of them, made once per value
-            floats = [_optim._scalar_data(x, device) if type(x) is float else x for x in floats]
+            on = device if tensors[0]._data.committed else None  # uncommitted with uncommitted state (one signature)
+            floats = [_optim._scalar_data(x, on) if type(x) is float else x for x in floats]
         keys = [_committed(_random._key_on(g, g.device), g.device, tensors) for g in st.found.generators]
         inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
@@ -492,7 +493,10 @@ def _committed(a, device, tensors):
         s = getattr(t._data, "sharding", None)
         if isinstance(s, jax.sharding.NamedSharding) and len(s.device_set) > 1:
             return jax.device_put(a, jax.sharding.NamedSharding(s.mesh, jax.sharding.PartitionSpec()))
-    return jax.device_put(a, _device.jax_device(device))
+    jd = _device.jax_device(device)
+    # on JAX's default device it stays uncommitted, as eager arrays there are: jit keeps outputs of uncommitted
+    # inputs uncommitted (one signature), and eager ops meet the state with the signature they already compiled
+    return a if jd == jax.local_devices()[0] else jax.device_put(a, jd)
 
 
 def _unflat(v, it):

@@ -138,13 +138,17 @@ def _as_complex(x, like):
 
 def _update_group(update, static, hp, params, grads, states):
     """One group's update. Complex tensors are updated as pairs of reals, like torch's view_as_real."""
+    static = dict(static)
+    if not static.pop(_DECAYS, True) and "weight_decay" in hp:  # 0: the update leaves the term out (functional.optim)
+        hp = {**hp, "weight_decay": 0.0}
     real = [{k: _as_real(v) for k, v in s.items()} for s in states]
-    new_p, new_s = update([_as_real(p) for p in params], [_as_real(g) for g in grads], real, hp, dict(static))
+    new_p, new_s = update([_as_real(p) for p in params], [_as_real(g) for g in grads], real, hp, static)
     new_p = [_as_complex(n, p) for n, p in zip(new_p, params)]
     new_s = [{k: _as_complex(v, s.get(k, p)) for k, v in ns.items()} for ns, s, p in zip(new_s, states, params)]
     return new_p, new_s
 
 
+_DECAYS = "_decays"  # the static option `_step_statics` adds: whether the group's weight_decay is not 0
 _apply = jax.jit(_update_group, static_argnums=(0, 1))
 # The same update writing the parameters and their state in place (their buffers donated): no new buffers to
 # allocate and fault in on every step. Used only where nothing but the tensor holds the array (`_own`).
@@ -307,6 +311,14 @@ class Optimizer:
     def _statics(self, group):
         return tuple((k, group[k]) for k in self._static)
 
+    def _step_statics(self, group):
+        """The update's static options (`_statics`), and whether weight decay is on: torch branches on
+        `weight_decay != 0` in Python, so the decay term is part of the program only where it is not 0 (a
+        constant zero would still read every parameter once more). Part of a compiled step's key."""
+        st = self._statics(group)
+        wd = group.get("weight_decay") if "weight_decay" in self._hyper or "weight_decay" in self.defaults else None
+        return (*st, (_DECAYS, wd != 0)) if type(wd) in (int, float) else st
+
     def _step_group(self, group):
         params = [p for p in group["params"] if p.grad is not None]
         if not params:
@@ -324,13 +336,14 @@ class Optimizer:
         hp, apply = self._group_hypers(group), _apply
         if TRACE.hypers is None and type(params[0]._data) is _ARRAY:  # an eager step: floats as cached arrays,
             sharding = params[0]._data.sharding  # buffers updated in place where that is safe
-            if type(sharding) is jax.sharding.SingleDeviceSharding:
-                hp = _as_data(hp, next(iter(sharding.device_set)))
+            if type(sharding) is jax.sharding.SingleDeviceSharding:  # committed only where the parameters are:
+                hp = _as_data(hp, next(iter(sharding.device_set)) if params[0]._data.committed else None)  # else
+                # the update's outputs, the parameters, would be committed and every forward op compile again
             if all(_own(p) and all(_own(v) for v in st.values() if isinstance(v, Tensor))
                    for p, st in zip(params, states)):
                 apply = _apply_in_place
         arrays = [{k: v._arr() for k, v in st.items() if isinstance(v, Tensor)} for st in states]
-        new_params, new_states = _md.call(apply, type(self)._update, self._statics(group), hp,
+        new_params, new_states = _md.call(apply, type(self)._update, self._step_statics(group), hp,
                                           [p._arr() for p in params], [p.grad._arr() for p in params], arrays)
         for p, a in zip(params, new_params):
             _set(p, a)
