@@ -197,7 +197,7 @@ def run(comp, dyn, vals):
     out = fn([a for a, _, _ in infos], _lengths(ns))
     dev = next(t._device for t in dyn if isinstance(t, Tensor))
     if type(out) is tuple:  # split / chunk: pieces bucketed alike
-        return tuple(wrap(o, out_ax, dev) for o in out)
+        return tuple(wrap(o, out_ax, dev) for o in out) if comp.op.rg is pieces else NotImplemented
     return wrap(out, out_ax, dev)
 
 
@@ -267,10 +267,6 @@ def _broadcast(infos, idx, spec, lead=None):
     return out
 
 
-def _tensor_idx(infos):
-    return [i for i, (a, _, _) in enumerate(infos) if np.ndim(a) or infos[i][1]]
-
-
 def pointwise(infos, vals):
     spec = _Spec(infos)
     out = _broadcast(infos, list(range(len(infos))), spec)
@@ -291,11 +287,11 @@ def _first_only(check):
 
 
 linear = _first_only(lambda nd, vals, a: a < nd - 1)
-layer_norm = _first_only(lambda nd, vals, a: a < nd - len(vals[1]))
+layer_norm = _first_only(lambda nd, vals, a: isinstance(vals[1], (tuple, list)) and a < nd - len(vals[1]))
 
 
 def softmax(infos, vals):
-    if len(infos) != 1:
+    if len(infos) != 1 or type(vals[1]) is not int:
         return None
     _, ax, shape = infos[0]
     dim = vals[1] % len(shape)
