@@ -11,7 +11,7 @@ rounded to the parameter's dtype. `step` is the already-incremented step count (
 
 import jax.numpy as jnp
 
-__all__ = ["sgd", "adam_amsgrad", "adamax", "nadam", "radam", "adagrad", "asgd", "rprop"]
+__all__ = ["decayed", "sgd", "adam_amsgrad", "adamax", "nadam", "radam", "adagrad", "asgd", "rprop"]
 
 
 def _f64(x):
@@ -23,16 +23,24 @@ def _c(x, like):
     return jnp.asarray(x, like.dtype)
 
 
+def _off(weight_decay):
+    """A weight decay that is a Python zero (facade.optim passes 0.0 where a group's weight_decay is 0): torch
+    skips the term then (`if weight_decay != 0`), and so does the program, instead of reading every parameter
+    once more to add 0 * param (which would also turn an infinite parameter's gradient into NaN)."""
+    return type(weight_decay) in (int, float) and weight_decay == 0
+
+
 def _grad(param, grad, weight_decay, maximize):
     g = -grad if maximize else grad
-    return g + _c(weight_decay, param) * param
+    return g if _off(weight_decay) else g + _c(weight_decay, param) * param
 
 
-def _decay(param, grad, lr, weight_decay, maximize, decoupled):
+def decayed(param, grad, lr, weight_decay, maximize, decoupled):
     """(param, gradient) after weight decay: AdamW-style shrinking of the parameter when `decoupled`,
-    else L2 added to the gradient (torch's order: maximize negates first)."""
+    else L2 added to the gradient (torch's order: maximize negates first). `lr` is read only when `decoupled`."""
     if decoupled:
-        return param * _c(1 - lr * weight_decay, param), -grad if maximize else grad
+        g = -grad if maximize else grad
+        return (param if _off(weight_decay) else param * _c(1 - lr * weight_decay, param)), g
     return param, _grad(param, grad, weight_decay, maximize)
 
 
@@ -67,7 +75,7 @@ def adam_amsgrad(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr, 
     step; optax.scale_by_amsgrad takes the maximum of the bias-corrected moments instead.
     """
     s = _f64(step)
-    param, g = _decay(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
+    param, g = decayed(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
     exp_avg, exp_avg_sq = _moments(exp_avg, exp_avg_sq, g, beta1, beta2)
     max_exp_avg_sq = jnp.maximum(max_exp_avg_sq, exp_avg_sq)
     step_size = lr / (1 - beta1 ** s)
@@ -96,7 +104,7 @@ def nadam(param, grad, exp_avg, exp_avg_sq, mu_product, step, *, lr, beta1, beta
     running product, which optax.nadam does not have.
     """
     s = _f64(step)
-    param, g = _decay(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
+    param, g = decayed(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
     mu = beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay))
     mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
     mu_product = (mu_product * _c(mu, mu_product)).astype(mu_product.dtype)
@@ -116,7 +124,7 @@ def radam(param, grad, exp_avg, exp_avg_sq, step, *, lr, beta1, beta2, eps, weig
     lr * m_hat; optax.scale_by_radam puts eps on the bias-corrected sqrt(v_hat) instead.
     """
     s = _f64(step)
-    param, g = _decay(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
+    param, g = decayed(param, grad, lr, weight_decay, maximize, decoupled_weight_decay)
     exp_avg, exp_avg_sq = _moments(exp_avg, exp_avg_sq, g, beta1, beta2)
     bc1, bc2 = 1 - beta1 ** s, 1 - beta2 ** s
     m_hat = exp_avg / _c(bc1, g)

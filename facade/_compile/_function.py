@@ -98,6 +98,7 @@ class _Entry:
         self.donating = None
         self.before, self.after = [], []  # scheduler steps run eagerly around the program
         self.modes = None  # (module, training) the function's train()/eval() set, from its trace: set on every call
+        self.plan = None   # (self.out, its writes grouped by kind): see _write_back
 
 
 class CompiledFunction:
@@ -197,16 +198,17 @@ class CompiledFunction:
     def _run(self, entry, st, tensors, hypers, leaves, treedef, args, kwargs):
         for s in entry.before:
             s.step()
+        device = _single_device(tensors)
+        sharded = tensors if device is None else ()  # only state off a single device may live on a Mesh
         if st._sv is None:  # written since this program last wrote them (or new): their arrays may be uncommitted
             for t in tensors:
-                _commit(t, tensors)
+                _commit(t, sharded)
         grads = [t._grad for t in tensors if t._grad is not None] if st.lift_grads else []
-        device = _single_device(tensors)
-        floats = [x for _, hp in hypers for v in hp.values() for x in _state._flat(v)]
+        floats = [x for _, hp in hypers for v in hp.values() for x in (v if type(v) is tuple else _state._flat(v))]
         if device is not None:  # hyperparameters as the device arrays jit would make of them, made once per value
             on = device if tensors[0]._data.committed else None  # uncommitted with uncommitted state (one signature)
             floats = [_optim._scalar_data(x, on) if type(x) is float else x for x in floats]
-        keys = [_committed(_random._key_on(g, g.device), g.device, tensors) for g in st.found.generators]
+        keys = [_committed(_random._key_on(g, g.device), g.device, sharded) for g in st.found.generators]
         inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
@@ -217,10 +219,10 @@ class CompiledFunction:
                             for t in (*tensors, *grads, *floats, *keys, *inputs)]
         try:
             if entry.donate or entry.detached:  # no autograd node to record: the program runs on the arrays
-                # Buffers are donated only where nothing else refers to them (`_owned`): a detached alias or a
+                # Buffers are donated only where nothing else refers to them (`_arrays`): a detached alias or a
                 # grad the caller kept would otherwise be left with a deleted buffer.
-                fn = entry.donating if entry.donate and _owned(tensors, grads) else entry.comp.fwd
-                arrays = [t._data if t._base is None and t._np is None else t._arr() for t in (*tensors, *grads)]
+                arrays, owned = _arrays(tensors, grads, entry.donate)
+                fn = entry.donating if owned else entry.comp.fwd
                 arrays += floats
                 arrays += keys
                 arrays += [t._data if t._base is None and t._np is None else t._arr() for t in inputs]
@@ -368,17 +370,27 @@ class CompiledFunction:
         k = iter(range(len(spec)))
         leaves = [(res[next(k)] if res is not None else Tensor._from_array(outs[next(k)], device)) if s is None else s
                   for s in spec]
-        for kind, target, i in writes:
-            if kind == "data" or kind == "graddata":  # the node's own writes (BatchNorm statistics) keep versions
-                _set(target, outs[i], entry.detached)
-            elif kind == "newgrad":
-                target._grad = Tensor._from_array(outs[i], target._device)
-            elif kind == "same":  # the same values in the buffer the donated one became: no version bump
-                if target._base is None and target._np is None:
-                    target._data = outs[i]
-            elif kind == "nograd":
-                target._grad = None
-            elif kind == "optnew":
+        plan = entry.plan
+        if plan is None or plan[0] is not entry.out:  # the writes grouped by kind, once per trace
+            plan = entry.plan = (entry.out, *_plan(writes))
+        _, data, same, newgrads, nograds, rest = plan
+        bump = entry.detached  # the node's own writes (BatchNorm statistics) keep versions
+        for t, i in data:
+            if t._base is None and t._np is None:  # _set, inlined: one per state tensor on every call
+                t._data = outs[i]
+                t._sv += 1
+                t._vc += bump
+            else:
+                t._write(Tensor._from_array(outs[i], t._device), record=False)
+        for t, i in same:  # the same values in the buffer the donated one became: no version bump
+            if t._base is None and t._np is None:
+                t._data = outs[i]
+        for t, i in newgrads:
+            t._grad = Tensor._from_array(outs[i], t._device)
+        for t in nograds:
+            t._grad = None
+        for kind, target, i in rest:
+            if kind == "optnew":
                 opt, path, dev = target
                 _state.set_opt_item(opt, path, Tensor._from_array(outs[i], dev))
             elif kind == "opttree":
@@ -453,21 +465,49 @@ class _Tracing:
             del sched.step
 
 
-def _set(t, a, bump):
-    if t._base is None and t._np is None:
-        t._data = a
-        t._sv += 1
-        t._vc += bump
-    else:
-        t._write(Tensor._from_array(a, t._device), record=False)
+def _plan(writes):
+    """A program's writes by kind: (data and graddata, same, newgrad, nograd, the rest) for `_write_back`."""
+    data, same, newgrads, nograds, rest = [], [], [], [], []
+    for kind, target, i in writes:
+        if kind == "data" or kind == "graddata":
+            data.append((target, i))
+        elif kind == "same":
+            same.append((target, i))
+        elif kind == "newgrad":
+            newgrads.append((target, i))
+        elif kind == "nograd":
+            nograds.append(target)
+        else:
+            rest.append((kind, target, i))
+    return data, same, newgrads, nograds, rest
 
 
-def _owned(tensors, grads):
-    """Whether every state tensor's and grad's buffer may be donated (`optimizer._own`), and no grad object is
-    referred to by anything but its tensor's `.grad` (a dropped grad's buffer is reused for the new one)."""
-    own = _optim._own
-    # a grad's references here: its tensor's .grad, the `grads` list, this loop's variable, getrefcount's argument
-    return all([own(t) for t in tensors]) and all([own(g) and sys.getrefcount(g) <= 4 for g in grads])
+def _arrays(tensors, grads, donate):
+    """(the arrays of the state tensors and grads, whether all their buffers may be donated): with `donate`,
+    every buffer is referred to by its tensor only (`optimizer._own`, checked here in the same pass) and no grad
+    object by anything but its tensor's `.grad` (a dropped grad's buffer is reused for the new one)."""
+    arrays, owned, refs, array = [], donate, sys.getrefcount, _optim._ARRAY
+    for t in tensors:
+        a = t._data
+        if t._base is None and t._np is None:
+            # references to a: t._data, this variable, getrefcount's argument (as in optimizer._own)
+            if owned and (type(a) is not array or refs(a) > 3):
+                owned = False
+            arrays.append(a)
+        else:
+            owned = False
+            arrays.append(t._arr())
+    for g in grads:
+        a = g._data
+        if g._base is None and g._np is None:
+            # a grad's references: its tensor's .grad, the `grads` list, this variable, getrefcount's argument
+            if owned and (type(a) is not array or refs(a) > 3 or refs(g) > 4):
+                owned = False
+            arrays.append(a)
+        else:
+            owned = False
+            arrays.append(g._arr())
+    return arrays, owned
 
 
 def _single_device(tensors):
@@ -477,26 +517,37 @@ def _single_device(tensors):
     return next(iter(s.device_set)) if type(s) is jax.sharding.SingleDeviceSharding else None
 
 
-def _commit(t, tensors):
+def _commit(t, sharded):
     """Place a state tensor's array on its device explicitly: an uncommitted array (fresh from jnp.zeros) and
     the committed one the program writes back would otherwise be two signatures, two compiles."""
     if t._base is None:
-        t._data = _committed(t._data, t._device, tensors)
+        t._data = _committed(t._data, t._device, sharded)
 
 
-def _committed(a, device, tensors):
+def _committed(a, device, sharded):
     """`a` (an array, or a generator's key) committed: to `device`, or replicated over the jax Mesh the state
-    already lives on (a model placed by facade.distributed), since one program runs on one set of devices."""
+    tensors `sharded` live on (a model placed by facade.distributed), since one program runs on one set of
+    devices. `sharded` is empty where the state is on one device: no scan of it for every array."""
     if a is None or getattr(a, "committed", True) is not False:
         return a
-    for t in tensors:
+    for t in sharded:
         s = getattr(t._data, "sharding", None)
         if isinstance(s, jax.sharding.NamedSharding) and len(s.device_set) > 1:
             return jax.device_put(a, jax.sharding.NamedSharding(s.mesh, jax.sharding.PartitionSpec()))
     jd = _device.jax_device(device)
     # on JAX's default device it stays uncommitted, as eager arrays there are: jit keeps outputs of uncommitted
     # inputs uncommitted (one signature), and eager ops meet the state with the signature they already compiled
-    return a if jd == jax.local_devices()[0] else jax.device_put(a, jd)
+    return a if jd == _default_jax_device() else jax.device_put(a, jd)
+
+
+_DEFAULT = []
+
+
+def _default_jax_device():
+    """jax.local_devices()[0], looked up once (the first call starts the backend, so not at import)."""
+    if not _DEFAULT:
+        _DEFAULT.append(jax.local_devices()[0])
+    return _DEFAULT[0]
 
 
 def _unflat(v, it):

@@ -168,7 +168,7 @@ class State:
                  tuple([m.training for m in self.modules])]
         for opt in self.found.optimizers:
             if type(opt).step is _optim.Optimizer.step:  # the update's static options; hyperparameters are data
-                parts.append(tuple(opt._statics(g) for g in opt.param_groups))
+                parts.append(tuple(opt._step_statics(g) for g in opt.param_groups))
             else:  # a step of its own reads every group value as a Python constant
                 parts.append(tuple(tuple((k, _hashable(v)) for k, v in g.items() if k != "params")
                                    for g in opt.param_groups))

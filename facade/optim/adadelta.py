@@ -5,6 +5,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import optax
 
+from functional import optim as F
+
 from .optimizer import Optimizer, ParamsT, _check, _check_lr, _scalar_tensor, _zeros_like
 
 __all__ = ["Adadelta"]
@@ -13,8 +15,7 @@ __all__ = ["Adadelta"]
 def _adadelta_update(params, grads, states, hp, static):
     out_p, out_s = [], []
     for p, g, s in zip(params, grads, states):
-        g = -g if static["maximize"] else g
-        g = g + jnp.asarray(hp["weight_decay"], g.dtype) * p
+        _, g = F.decayed(p, g, None, hp["weight_decay"], static["maximize"], False)
         u, st = optax.scale_by_adadelta(hp["rho"], hp["eps"]).update(
             g, optax.ScaleByAdaDeltaState(e_g=s["square_avg"], e_x=s["acc_delta"]))
         out_p.append(p + jnp.asarray(-hp["lr"], p.dtype) * u)

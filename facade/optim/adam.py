@@ -29,12 +29,7 @@ def _adam_update(params, grads, states, hp, static):
             out_p.append(p)
             out_s.append({"step": step, "exp_avg": m, "exp_avg_sq": v, "max_exp_avg_sq": vmax})
             continue
-        if static["maximize"]:
-            g = -g
-        if static["decoupled_weight_decay"]:
-            p = p * jnp.asarray(1 - lr * wd, p.dtype)
-        else:
-            g = g + jnp.asarray(wd, g.dtype) * p
+        p, g = F.decayed(p, g, lr, wd, static["maximize"], static["decoupled_weight_decay"])
         tx = optax.scale_by_adam(b1, b2, eps)
         state = optax.ScaleByAdamState(count=s["step"].astype(jnp.int32), mu=s["exp_avg"], nu=s["exp_avg_sq"])
         u, state = tx.update(g, state)

@@ -320,36 +320,51 @@ class Optimizer:
         return (*st, (_DECAYS, wd != 0)) if type(wd) in (int, float) else st
 
     def _step_group(self, group):
-        params = [p for p in group["params"] if p.grad is not None]
+        params, grads = [], []
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                params.append(p)
+                grads.append(g)
         if not params:
             return
-        states = []
-        for p in params:
-            if p.grad.is_sparse:
+        states, state = [], self.state
+        for p, g in zip(params, grads):
+            if g.is_sparse:
                 raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
-            st = self.state.get(p)
+            st = state.get(p)
             if not st:  # lazy init; torch never creates an entry for stateless updates (SGD without momentum)
                 st = self._init_state(p, group)
                 if st:
-                    self.state[p] = st
+                    state[p] = st
             states.append(st)
         hp, apply = self._group_hypers(group), _apply
-        if TRACE.hypers is None and type(params[0]._data) is _ARRAY:  # an eager step: floats as cached arrays,
-            sharding = params[0]._data.sharding  # buffers updated in place where that is safe
+        first = params[0]._data
+        eager = TRACE.hypers is None and type(first) is _ARRAY
+        if eager:  # an eager step: floats as cached arrays, buffers updated in place where that is safe
+            sharding = first.sharding
             if type(sharding) is jax.sharding.SingleDeviceSharding:  # committed only where the parameters are:
-                hp = _as_data(hp, next(iter(sharding.device_set)) if params[0]._data.committed else None)  # else
+                hp = _as_data(hp, next(iter(sharding.device_set)) if first.committed else None)  # else
                 # the update's outputs, the parameters, would be committed and every forward op compile again
-            if all(_own(p) and all(_own(v) for v in st.values() if isinstance(v, Tensor))
-                   for p, st in zip(params, states)):
-                apply = _apply_in_place
-        arrays = [{k: v._arr() for k, v in st.items() if isinstance(v, Tensor)} for st in states]
+        del first  # a reference of its own would keep the first parameter's buffer from being donated
+        own, arrays = eager, []  # the state arrays, and (one pass) whether every buffer may be donated
+        for st in states:
+            d = {}
+            for k, v in st.items():
+                if isinstance(v, Tensor):
+                    if own and not _own(v):
+                        own = False
+                    d[k] = v._arr()
+            arrays.append(d)
+        if own and all([_own(p) for p in params]):
+            apply = _apply_in_place
         new_params, new_states = _md.call(apply, type(self)._update, self._step_statics(group), hp,
-                                          [p._arr() for p in params], [p.grad._arr() for p in params], arrays)
+                                          [p._arr() for p in params], [g._arr() for g in grads], arrays)
         for p, a in zip(params, new_params):
             _set(p, a)
         for p, st, new in zip(params, states, new_states):
             if new and not st:
-                st = self.state[p]
+                st = state[p]
             for k, a in new.items():
                 t = st.get(k)
                 if isinstance(t, Tensor):

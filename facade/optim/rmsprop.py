@@ -9,6 +9,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import optax
 
+from functional import optim as F
+
 from .optimizer import Optimizer, ParamsT, _check, _check_lr, _scalar_tensor, _zeros_like
 
 __all__ = ["RMSprop"]
@@ -18,8 +20,7 @@ def _rmsprop_update(params, grads, states, hp, static):
     lr, alpha, eps, wd, momentum = hp["lr"], hp["alpha"], hp["eps"], hp["weight_decay"], hp["momentum"]
     out_p, out_s = [], []
     for p, g, s in zip(params, grads, states):
-        g = -g if static["maximize"] else g
-        g = g + jnp.asarray(wd, g.dtype) * p
+        _, g = F.decayed(p, g, None, wd, static["maximize"], False)
         new = {"step": s["step"] + 1}
         if static["centered"]:
             u, st = optax.scale_by_stddev(alpha, eps, eps_in_sqrt=False).update(

@@ -42,10 +42,14 @@ def _per_channel(v, ndim):
 
 
 def _normalize(x, mean, var, weight, bias, eps, ndim):
+    # (x - mean) * scale + bias with the per-channel scale rsqrt(var + eps) * weight formed first, as torch's
+    # CPU kernel forms its per-channel alpha: one full-size multiply fewer forward, and backward the weight's
+    # gradient is sum(g * (x - mean)) * rsqrt(...), without a full-size normalised x (nor its broadcast rsqrt).
     acc = jnp.promote_types(x.dtype, jnp.float32)  # half inputs normalize in float32, as torch's kernels
-    out = (x.astype(acc) - mean.astype(acc)) * lax.rsqrt(var.astype(acc) + eps)
+    scale = lax.rsqrt(var.astype(acc) + eps)
     if weight is not None:
-        out = out * _per_channel(weight, ndim).astype(acc)
+        scale = scale * _per_channel(weight, ndim).astype(acc)
+    out = (x.astype(acc) - mean.astype(acc)) * scale
     if bias is not None:
         out = out + _per_channel(bias, ndim).astype(acc)
     return out.astype(x.dtype)

@@ -350,6 +350,13 @@ def _adaptive_windows(L, out):
 
 def _adaptive_avg(n, name, input, output_size):
     sizes = _adaptive_sizes(name, input, n, output_size, False)
+    lead, dims = input.shape[:input.ndim - n], input.shape[input.ndim - n:]
+    if all(o > 0 and L % o == 0 for L, o in zip(dims, sizes)):
+        # Equal windows (global pooling among them): one mean over (o, L / o)-reshaped dims, a reduce that XLA
+        # fuses with its producer, where the averaging matrices below would be a matrix product per dim.
+        split = [d for L, o in zip(dims, sizes) for d in (o, L // o)]
+        axes = tuple(range(len(lead) + 1, len(lead) + 2 * n, 2))
+        return jnp.mean(input.reshape(*lead, *split), axis=axes).astype(input.dtype)
     out = input
     for i, o in enumerate(sizes):  # separable: one averaging matrix (o, L) per dim
         L = input.shape[input.ndim - n + i]
