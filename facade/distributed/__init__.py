@@ -53,6 +53,7 @@ from ._pg import (
     is_initialized,
     new_group,
 )
+from ._store import FileStore, HashStore, PrefixStore, Store, TCPStore
 from .device_mesh import DeviceMesh, init_device_mesh
 
 _OWNER = "not built on JAX's distributed runtime here"
@@ -61,8 +62,7 @@ _MISSING = (
     "get_default_backend_for_device", "register_rendezvous_handler", "rendezvous", "split_group",
     "breakpoint",
 )
-_CLASSES = ("Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "GradBucket",
-            "Reducer", "Logger")
+_CLASSES = ("GradBucket", "Reducer", "Logger")
 
 __all__ = [
     "is_available", "is_initialized", "is_nccl_available", "is_gloo_available", "is_mpi_available",
@@ -76,7 +76,7 @@ __all__ = [
     "broadcast_object_list", "gather_object", "scatter_object_list", "DeviceMesh", "init_device_mesh",
     "P2POp", "send", "recv", "isend", "irecv", "batch_isend_irecv", "send_object_list", "recv_object_list",
     "all_reduce_coalesced", "all_gather_coalesced", "monitored_barrier", "new_subgroups",
-    "new_subgroups_by_enumeration",
+    "new_subgroups_by_enumeration", "Store", "TCPStore", "FileStore", "HashStore", "PrefixStore",
     *_MISSING, *_CLASSES,
 ]
 

@@ -26,6 +26,7 @@ from jax.sharding import PartitionSpec as P
 
 from .. import _tensor
 from ..autograd.grad_mode import no_grad
+from ._faults import guarded, reraise
 from ._pg import get_group_rank, resolve
 
 __all__ = ["ReduceOp", "RedOpType", "Work", "all_reduce", "all_gather", "all_gather_into_tensor",
@@ -137,7 +138,10 @@ def _jit(kind, static, mesh, out_spec):
 
 def _run(pg, kind, static, out_spec, *arrays, shape):
     f = _jit(kind, static, pg.mesh, out_spec)
-    return f(*(_global(pg, a) for a in arrays), n=pg.size(), shape=tuple(shape))
+    try:
+        return f(*(_global(pg, a) for a in arrays), n=pg.size(), shape=tuple(shape))
+    except Exception as e:  # noqa: BLE001 - a peer died between the metadata exchange and this program
+        reraise(pg, kind, e)
 
 
 def _reduce(op, x):
@@ -204,7 +208,9 @@ def _agree(pg, kind, shape=(), dtype=None, extra=-1, what=None):
         raise NotImplementedError(f"torch.distributed.{kind}: tensors of more than {_MAX_DIMS} dimensions are not "
                                   f"supported by facade (got {len(shape)})")
     mine = _describe(kind, shape, dtype, extra)
-    rows = np.asarray(_meta_program(pg.mesh)(_global(pg, jax.device_put(mine, pg.device)))).reshape(pg.size(), -1)
+    pg.serial += 1
+    g = _global(pg, jax.device_put(mine, pg.device))
+    rows = guarded(pg, kind, lambda: np.asarray(_meta_program(pg.mesh)(g))).reshape(pg.size(), -1)
     for r, row in enumerate(rows):
         if (row == mine).all():
             continue

@@ -8,6 +8,7 @@ With world_size 1 nothing distributed is started: the mesh is the one local devi
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import os
 import urllib.parse
@@ -35,6 +36,8 @@ class ProcessGroup:
         self._rank = self.ranks.index(global_rank)
         self.mesh = Mesh(np.array([_State.devices[r] for r in self.ranks]), ("p",))
         self.device = _State.devices[global_rank]
+        self.serial = 0  # collectives started on this group (the same count on every member)
+        self.broken = None  # why the group can no longer run collectives (after a timeout), see _faults
 
     def rank(self) -> int:
         return self._rank
@@ -71,6 +74,7 @@ class _State:
     devices: list = []
     groups: list = []
     non_member_ranks: list = []  # the ranks of the last new_group this rank is not in
+    store = None  # the store given to init_process_group, if any
 
 
 def is_initialized() -> bool:
@@ -151,15 +155,23 @@ def _start_jax(host, port, rank, world_size, seconds):
                                f"{_State.jax_world[1]} of {_State.jax_world[0]}; it cannot rejoin as rank {rank} of "
                                f"{world_size} (JAX starts its distributed runtime once per process)")
         return
+    # recoverable: a rank that dies is marked dead in the coordination service instead of aborting every other
+    # process, so the survivors see a RuntimeError at their next collective (see _faults)
+    jax.config.update("jax_enable_recoverability", True)
     try:
         jax.distributed.initialize(f"{host}:{port}", num_processes=world_size, process_id=rank,
                                    initialization_timeout=seconds, heartbeat_timeout_seconds=min(seconds, 100),
                                    shutdown_timeout_seconds=min(seconds, 300))
         jax.config.update("jax_cpu_collectives_implementation", "gloo")  # read when the CPU backend starts
     except RuntimeError as e:
+        jax.config.update("jax_enable_recoverability", False)  # no runtime: the process keeps JAX's default
         raise RuntimeError(f"init_process_group: JAX's distributed runtime could not start ({e}). It must start "
                            f"before the process makes its first tensor: call init_process_group first") from e
     _State.jax_world = (world_size, rank)
+    from ._faults import at_exit  # here: _faults is only needed once a runtime runs
+
+    # registered after JAX's own exit handler, so it runs before it (atexit runs the last registered first)
+    atexit.register(at_exit, world_size, rank, min(seconds, 300), min(seconds, 100))
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
@@ -167,14 +179,22 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     """torch.distributed.init_process_group: join `world_size` ranks through JAX's distributed runtime."""
     if _State.world is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    if store is not None:
-        raise NotImplementedError("torch.distributed.init_process_group(store=...) is not supported by facade: "
-                                  "JAX's distributed runtime rendezvouses itself (use init_method env:// or tcp://)")
+    if store is not None and init_method is not None:
+        raise AssertionError("Cannot specify both init_method and store.")
+    if store is not None and world_size <= 0:
+        raise AssertionError("world_size must be positive if using store")
+    if store is not None and rank < 0:
+        raise AssertionError("rank must be non-negative if using store")
     name = _backend_name(backend)
     timeout = default_pg_timeout if timeout is None else timeout
     if not isinstance(timeout, datetime.timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
-    host, port, rank, world_size = _rendezvous(init_method or "env://", rank, world_size)
+    if store is None:
+        host, port, rank, world_size = _rendezvous(init_method or "env://", rank, world_size)
+    elif world_size > 1:  # the store only says where JAX's coordination service runs; the service does the rest
+        from ._store import coordinator
+
+        host, port = coordinator(store, rank, world_size)
     if not 0 <= rank < world_size:
         raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {world_size - 1}]")
     seconds = max(1, int(timeout.total_seconds()))
@@ -187,6 +207,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     else:
         _State.devices = [jax.local_devices()[0]]
     _set_world(ProcessGroup(range(world_size), name, timeout, rank))
+    _State.store = store
+    if store is not None and world_size > 1 and hasattr(store, "_publish_local"):
+        store._publish_local()
 
 
 def destroy_process_group(group=None) -> None:
