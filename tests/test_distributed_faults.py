@@ -82,8 +82,10 @@ def test_absent_rank_times_out_naming_it():
     assert "Timed out waiting 3000ms" in wmsg and "Timed out waiting 3000ms" in gmsg
     assert gmsg.endswith("rank 1 of the group [0, 1] did not reach it")
     assert 2.9 < gsec < 6 and 2.9 < wsec < 6
-    # the group is unusable afterwards, in torch's words
-    assert "Application timeout caused pair closure" in wmsg2 and "Application timeout caused pair closure" in gmsg2
+    # the group is unusable afterwards, in torch's words; torch's gloo says so only when its pair closed before the
+    # second call, else that call times out in turn (a loaded machine): facade's group is always closed by then
+    assert "Application timeout caused pair closure" in wmsg2 or "Timed out waiting 3000ms" in wmsg2, wmsg2
+    assert "Application timeout caused pair closure" in gmsg2
 
 
 def test_dead_coordinator_stops_the_others_clearly():

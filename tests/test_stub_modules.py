@@ -29,7 +29,7 @@ def test_modules_import_under_the_runner():
 
 NOT_DELIVERED = [
     ("distributed", "split_group", ()), ("distributed", "get_pg_count", ()),
-    ("distributed", "TCPStore", ()), ("nn.parallel", "replicate", (None, [0])),
+    ("distributed", "Reducer", ()), ("nn.parallel", "replicate", (None, [0])),
     ("jit", "trace_module", (None, None)), ("compiler", "set_stance", ("default",)),
     ("distributed.tensor", "distribute_tensor", (None, None)), ("distributed.tensor", "DTensor", ()),
     ("distributed.checkpoint", "StorageWriter", ()),
