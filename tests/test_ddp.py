@@ -250,6 +250,104 @@ def test_ddp_ranks_agree_and_match_the_full_batch_run(ddp_runs):
     assert sorted(r0["sampler"][1] + r1["sampler"][1]) == single["sampler"][1] == list(range(32))
 
 
+COMPILED_DDP_SCRIPT = '''
+import json, os, sys
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
+        self.register_buffer("scale", torch.ones(3))
+
+    def forward(self, x):
+        return self.net(x) * self.scale
+
+
+def run(compiled):
+    model = MLP()
+    with torch.no_grad():  # rank-dependent start: DDP's broadcast from rank 0 aligns the replicas
+        for i, p in enumerate(model.parameters()):
+            p.copy_(torch.linspace(-2.0, 2.0, p.numel()).reshape(p.shape).cos() * (0.3 + 0.1 * i) * (1 + rank))
+    ddp = DDP(model)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2, 0.5)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(ddp(x), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(ddp.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        return loss
+
+    fn = torch.compile(step) if compiled else step
+    losses = []
+    for i in range(6):
+        x = torch.sin(torch.arange(8 * 4, dtype=torch.float32).reshape(8, 4) * (0.37 + 0.1 * i + rank))
+        y = (torch.arange(8) + i + rank) % 3
+        if i == 3 and rank == 1:
+            model.scale.mul_(3.0)  # undone by the next forward's buffer broadcast from rank 0
+        losses.append(fn(x, y).item())
+    return losses, [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
+
+
+eager = run(False)
+compiled = run(True)
+from torch._dynamo.utils import counters
+report = {"eager": eager, "compiled": compiled, "breaks": dict(counters["graph_break"]),
+          "graphs": counters["stats"]["unique_graphs"]}
+model = MLP()
+ddp = DDP(model)
+opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+
+
+@torch.compile
+def step(x):
+    opt.zero_grad()
+    ddp(x).sum().backward()
+    opt.step()
+
+
+step(torch.ones(2, 4))  # the eager warm-up call
+try:  # ranks with other shapes: an error on each rank before the program runs, not a hang inside it
+    step(torch.ones(4 + rank, 4))
+    report["mismatch"] = None
+except RuntimeError as e:
+    report["mismatch"] = str(e)
+with open(os.path.join(sys.argv[1], f"rank{rank}.json"), "w") as f:
+    json.dump(report, f)
+dist.destroy_process_group()
+'''
+
+
+def test_compiled_ddp_step_is_one_program_and_trains_like_eager_ddp(tmp_path):
+    """facade's torch.compile of a whole DDP step (clipping, momentum, a scheduler, a rank-local buffer change that
+    the forward's broadcast undoes) on 2 processes: one program per rank with the all_reduce inside it (no graph
+    break), the same bits as eager DDP (itself checked against torch above); other shapes on each rank raise."""
+    script = tmp_path / "train.py"
+    script.write_text(COMPILED_DDP_SCRIPT)
+    launch = ["--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", str(_free_port())]
+    _finish([_start([sys.executable, "-m", "facade.distributed.run", *launch, str(script), str(tmp_path)], _env(),
+                    tmp_path)], timeout=150)
+    r0, r1 = (json.load(open(tmp_path / f"rank{r}.json")) for r in range(2))
+    for r in (r0, r1):
+        assert r["breaks"] == {} and r["graphs"] == 1
+        assert r["compiled"] == r["eager"]
+        assert "torch.compile: ranks disagree: rank" in r["mismatch"]
+    assert r0["compiled"][1] == r1["compiled"][1]  # averaged gradients: identical replicas
+    assert r0["compiled"][0] != r1["compiled"][0]  # each rank's loss on its own batch
+
+
 def test_ddp_before_init_process_group_raises_torchs_error():
     errors = []
     for lib in (torch, facade):

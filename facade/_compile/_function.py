@@ -31,7 +31,7 @@ from .. import _multidevice as _md
 from .._tensor import Tensor, ValueNeeded
 from ..autograd.grad_mode import STATE, set_grad_enabled
 from ..optim import optimizer as _optim
-from . import _state
+from . import _spmd, _state
 from ._config import config, counters
 
 
@@ -99,6 +99,9 @@ class _Entry:
         self.before, self.after = [], []  # scheduler steps run eagerly around the program
         self.modes = None  # (module, training) the function's train()/eval() set, from its trace: set on every call
         self.plan = None   # (self.out, its writes grouped by kind): see _write_back
+        # a step over processes (DDP): one SPMD program over this group, its programs by (donated, 0-d inputs)
+        self.spmd = _spmd.group(state) if self.donate else None
+        self.spmd_programs = {}
 
 
 class CompiledFunction:
@@ -222,11 +225,13 @@ class CompiledFunction:
                 # Buffers are donated only where nothing else refers to them (`_arrays`): a detached alias or a
                 # grad the caller kept would otherwise be left with a deleted buffer.
                 arrays, owned = _arrays(tensors, grads, entry.donate)
-                fn = entry.donating if owned else entry.comp.fwd
                 arrays += floats
                 arrays += keys
                 arrays += [t._data if t._base is None and t._np is None else t._arr() for t in inputs]
-                outs = _md.call(fn, *arrays)  # one multi-device CPU program at a time (facade._multidevice)
+                if entry.spmd is not None:
+                    outs = _spmd.call(entry, entry.spmd, arrays, owned)
+                else:  # one multi-device CPU program at a time (facade._multidevice)
+                    outs = _md.call(entry.donating if owned else entry.comp.fwd, *arrays)
                 device = tensors[0]._device if tensors else _dispatch._default_device()
             else:
                 res = _dispatch.run(entry.comp, [*tensors, *grads, *floats, *keys, *inputs])
@@ -419,6 +424,8 @@ class _Saved:
         self.opts = st.found.optimizers
         self.keys = [(g, g._key) for g in st.found.generators]
         self.modules = [(m, dict(m._parameters), dict(m._buffers)) for m in st.modules]
+        # Python bookkeeping a module keeps across forward and backward (DistributedDataParallel's reducer)
+        self.snapshots = [m._compile_snapshot() for m in st.modules if hasattr(type(m), "_compile_snapshot")]
 
     def restore(self):
         for t, data, np_, sv, vc, grad, fn, nr in self.tensors:
@@ -435,6 +442,8 @@ class _Saved:
             m._parameters.update(params)
             m._buffers.clear()
             m._buffers.update(buffers)
+        for restore in self.snapshots:
+            restore()
 
 
 class _Tracing:

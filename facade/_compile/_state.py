@@ -40,11 +40,13 @@ def _own_code(obj):
 
 
 def _names(code):
-    """Global names a code object and its nested code objects read."""
-    out = set(code.co_names)
+    """Global names a code object and its nested code objects read, in the order the code names them: state
+    found in a set's order (string hashes differ between processes) would be ordered differently on each rank
+    of a step compiled over processes."""
+    out = dict.fromkeys(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            out |= _names(c)
+            out.update(_names(c))
     return out
 
 

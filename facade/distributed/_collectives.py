@@ -7,6 +7,11 @@ all-to-all. The result is written into the caller's tensors through Tensor.copy_
 and views behave as for any in-place op). Programs are cached per (kind, static arguments, group) by
 jax.jit, and per shape and dtype inside it.
 
+Inside a program that facade's torch.compile runs as one SPMD program over a group (a whole training step that
+reaches a DistributedDataParallel module, see facade/_compile/_spmd.py), all_reduce and broadcast on that group
+are lax collectives over the mesh axis "p" of that program, with no metadata exchange: the program's inputs
+were agreed once before it first ran. Any other collective on a traced tensor is a graph break.
+
 With more than one rank, each collective first all-gathers a small fixed-size description of every
 rank's call (function, shape, dtype, root); a mismatch raises a RuntimeError naming the function and
 both shapes on every rank, instead of the hang that mismatched programs would cause.
@@ -14,6 +19,7 @@ both shapes on every rank, instead of the hang that mismatched programs would ca
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import warnings
@@ -31,7 +37,7 @@ from ._pg import get_group_rank, resolve
 
 __all__ = ["ReduceOp", "RedOpType", "Work", "all_reduce", "all_gather", "all_gather_into_tensor",
            "reduce_scatter_tensor", "all_gather_single", "reduce_scatter_single", "broadcast", "reduce", "scatter",
-           "gather", "all_to_all", "all_to_all_single", "barrier", "gather_arrays", "broadcast_array"]
+           "gather", "all_to_all", "all_to_all_single", "barrier", "gather_arrays", "broadcast_array", "spmd"]
 
 class RedOpType(enum.IntEnum):
     SUM = 0
@@ -113,6 +119,32 @@ def _global(pg, a):
     return jax.make_array_from_single_device_arrays(shape, NamedSharding(pg.mesh, P("p")), [a])
 
 
+class _Spmd:
+    """The group a compiled program is being traced over as one SPMD program (None outside such a trace)."""
+
+    pg = None
+
+
+@contextlib.contextmanager
+def spmd(pg):
+    """While tracing the body of a program over `pg`'s mesh: its collectives on `pg` are lax collectives."""
+    prev, _Spmd.pg = _Spmd.pg, pg
+    try:
+        yield
+    finally:
+        _Spmd.pg = prev
+
+
+def _traced(pg, a):
+    """Whether `a` is traced inside an SPMD program over group `pg` (its collective is then a lax one on axis
+    "p"); False for a concrete array; a graph break for a tracer of any other program."""
+    if not isinstance(a, jax.core.Tracer):
+        return False
+    if _Spmd.pg is not None and tuple(pg.ranks) == tuple(_Spmd.pg.ranks):
+        return True
+    return _global(pg, a)  # raises the graph break
+
+
 def _rows(x, n, shape):
     """(n * rows, ...) -> (n, *shape): one row per rank."""
     return x.reshape(n, *shape)
@@ -171,7 +203,7 @@ _REPLICATED, _SHARDED = P(), P("p")
 _KINDS = ("barrier", "all_reduce", "all_gather", "all_gather_single", "reduce_scatter_single", "broadcast",
           "reduce", "scatter", "gather", "all_to_all", "all_to_all_single", "all_gather_object",
           "broadcast_object_list", "send/recv", "monitored_barrier", "all_reduce_coalesced",
-          "all_gather_coalesced")
+          "all_gather_coalesced", "torch.compile")
 _DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
            "complex64", "complex128", "uint16", "uint32", "uint64")
 _MAX_DIMS = 8
@@ -300,6 +332,10 @@ def all_reduce(tensor, op=RedOpType.SUM, group=None, async_op=False):
         return None
     a = _check_tensor(tensor)
     _check_op("all_reduce", op, tensor.dtype)
+    if _traced(pg, a):  # psum for a sum (a DDP bucket); otherwise the eager program's reduction of every row
+        out = jax.lax.psum(a, "p") if op == RedOpType.SUM else _reduce(op, jax.lax.all_gather(a, "p"))
+        _write(tensor, out)
+        return _done(async_op, [tensor], [])
     _agree(pg, "all_reduce", a.shape, a.dtype, int(op))
     out = _run(pg, "all_reduce", (op,), _REPLICATED, a, shape=a.shape)
     _write(tensor, _local(out, a.shape))
@@ -328,6 +364,9 @@ def broadcast(tensor, src=0, group=None, async_op=False, group_src=None):
         return None
     a = _check_tensor(tensor)
     root = group_src if group_src is not None else _root("broadcast", pg, src)
+    if _traced(pg, a):
+        _write(tensor, jax.lax.all_gather(a, "p")[root])
+        return _done(async_op, [tensor], [])
     _agree(pg, "broadcast", a.shape, a.dtype, root)
     out = _run(pg, "broadcast", (root,), _REPLICATED, a, shape=a.shape)
     _write(tensor, _local(out, a.shape))

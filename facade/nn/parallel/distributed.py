@@ -6,8 +6,9 @@ Each parameter's post-accumulate-grad hook marks it ready; a bucket whose parame
 is flattened into one tensor, divided by the world size and summed over the ranks with one
 asynchronous `all_reduce`, buckets strictly in order so every rank issues the same collectives.
 When the last bucket is out, the reduced values are written back into the gradients. Every
-collective is facade.distributed's (a JAX program over the process mesh). Under torch.compile the
-step is not one program with the reduction inside it (eager DDP only).
+collective is facade.distributed's (a JAX program over the process mesh). A torch.compile'd whole
+training step runs as one SPMD program over the group's mesh with these all_reduces inside it
+(facade/_compile/_spmd.py).
 """
 
 from __future__ import annotations
@@ -286,6 +287,26 @@ class DistributedDataParallel(Module):
         if syncing:
             self.reducer.prepare_for_backward(tree_leaves(output) if self.find_unused_parameters else [])
         return output
+
+    @property
+    def _spmd_group(self):
+        """The process group over which a compiled whole step reaching this module runs as one SPMD program, its
+        gradient all_reduce inside (facade/_compile/_spmd.py): this module's group when it spans processes."""
+        return _dist()._pg.resolve(self.process_group) if self._world > 1 else None
+
+    def _compile_snapshot(self):
+        """A function that puts the reducer's bookkeeping back as it is now: a torch.compile trace runs the
+        hooks on tracers, and a trace cut short by a graph break must not leave a half-done backward behind."""
+        r = self.reducer
+        before = {k: v.copy() if isinstance(v, (set, list, dict)) else v for k, v in vars(r).items()}
+        syncing = self.require_forward_param_sync
+
+        def restore():
+            vars(r).clear()
+            vars(r).update(before)
+            self.require_forward_param_sync = syncing
+
+        return restore
 
     def will_sync_module_buffers(self):
         return (self.require_forward_param_sync and self.forward_sync_buffers and len(self.modules_buffers) > 0
