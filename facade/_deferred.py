@@ -84,16 +84,30 @@ def _first_bad(xp, v, lo, hi, skip, use_skip, inside):
 _first_bad_device = _md.serialised(jax.jit(lambda *a: _first_bad(jnp, *a)))  # a sharded tensor: see _multidevice
 
 
+def _base_passes(t, host_ok):
+    """Whether the base of view `t` (`y.reshape(-1)`, `x.t()`: as many values as the view) has host values that
+    all pass `host_ok`. Then so do the view's, since each of its values is one of its base's, and the check
+    reads the base's ready buffer instead of waiting for the program that makes the view, queued behind the
+    programs in flight (a training step's forward: the loss's target check would stall the step)."""
+    base = t._base
+    if base is None or base.numel() != t.numel():
+        return False
+    kind, v = _where(base)
+    return kind == "host" and bool(host_ok(v))
+
+
 def check_range(t, lo, hi, error, *, op="a value check", skip=None, inside=False):
     """Raise `error(v)` (an exception) for the first value v of Tensor `t` outside [lo, hi] (inside it,
     when `inside`), values equal to `skip` excepted: now for host values, at the next sync point for
     device values (see the module docstring), never for traced ones. `op` names the checking op."""
     if not t.numel():
         return
+    args = (lo, hi, 0 if skip is None else skip, skip is not None, inside)
+    if _base_passes(t, lambda v: not _first_bad(np, v, *args)[0]):
+        return
     kind, v = _where(t)
     if kind is None:
         return
-    args = (lo, hi, 0 if skip is None else skip, skip is not None, inside)
     if kind == "host":
         bad, value = _first_bad(np, v, *args)
         if bad:
@@ -114,6 +128,8 @@ def check_all(t, pred, error, *, op="a value check"):
     """Raise `error(None)` unless `pred(values)` holds for every value of Tensor `t`, with `check_range`'s timing
     (now on the host, at the next sync point on a device). `pred` is a module-level function of a numpy or jax
     array (it is a static argument of the device check's jit)."""
+    if _base_passes(t, lambda v: np.all(pred(v))):
+        return
     kind, v = _where(t)
     if kind == "host":
         if not np.all(pred(v)):

@@ -269,3 +269,37 @@ def test_queue_is_read_when_full(monkeypatch):
             assert not _deferred._PENDING
     finally:
         _deferred._PENDING.clear()
+
+
+_VIEWS = {  # the target is a view with as many values as its base (a CPU device array): checked on the base
+    "reshape, bad": lambda m: _F(m).cross_entropy(m.zeros(2, 3), m.tensor([[1], [3]], device="cpu").reshape(-1)),
+    "transpose, bad": lambda m: _F(m).nll_loss(m.zeros(2, 3), m.tensor([[0], [-2]], device="cpu").t()[0]),
+    "reshape, good": lambda m: _F(m).cross_entropy(m.zeros(2, 3), m.tensor([[1], [2]], device="cpu").reshape(-1)),
+    "embedding of a view": lambda m: _F(m).embedding(m.tensor([[4, 0]], device="cpu").t(), m.ones(5, 3)),
+    "embedding of a view, bad": lambda m: _F(m).embedding(m.tensor([[5, 0]], device="cpu").t(), m.ones(5, 3)),
+    # fewer values than the base (whose 9 is out of range): the view itself is checked, and passes
+    "narrow of a bad base": lambda m: _F(m).cross_entropy(m.zeros(2, 3), m.tensor([1, 2, 9], device="cpu")[:2]),
+}
+
+
+@pytest.mark.parametrize("name", _VIEWS)
+def test_checks_of_views_behave_like_torch(name):
+    """A view's values are checked through its base's ready buffer where that is exact (the check then does not
+    wait for the program making the view, queued behind a training step's forward); errors stay torch's."""
+    try:
+        expected = _VIEWS[name](torch)
+    except Exception as e:  # noqa: BLE001 - torch's error is the expectation
+        with pytest.raises(type(e)) as got:
+            _VIEWS[name](facade)
+        assert str(got.value) == str(e)
+        return
+    got = _VIEWS[name](facade)
+    assert torch.equal(torch.from_numpy(got.detach().numpy().copy()), expected)
+
+
+def test_a_view_check_reads_its_base():
+    base = facade.tensor([[1], [2]], device="cpu")
+    assert _deferred._base_passes(base.reshape(-1), lambda v: (v < 3).all())
+    assert not _deferred._base_passes(base.reshape(-1), lambda v: (v < 2).all())
+    assert not _deferred._base_passes(base[0], lambda v: True)  # fewer values than the base: not its base's
+    assert not _deferred._base_passes(base, lambda v: True)  # not a view
