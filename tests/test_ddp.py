@@ -291,14 +291,19 @@ def run(compiled):
         return loss
 
     fn = torch.compile(step) if compiled else step
-    losses = []
+    losses, synced = [], None
     for i in range(6):
         x = torch.sin(torch.arange(8 * 4, dtype=torch.float32).reshape(8, 4) * (0.37 + 0.1 * i + rank))
         y = (torch.arange(8) + i + rank) % 3
         if i == 3 and rank == 1:
             model.scale.mul_(3.0)  # undone by the next forward's buffer broadcast from rank 0
-        losses.append(fn(x, y).item())
-    return losses, [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
+        if i == 5:  # the last step on each rank's own gradients: a new guard, a program without the all_reduce
+            synced = [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
+            with ddp.no_sync():
+                losses.append(fn(x, y).item())
+        else:
+            losses.append(fn(x, y).item())
+    return losses, [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()], synced
 
 
 eager = run(False)
@@ -341,10 +346,11 @@ def test_compiled_ddp_step_is_one_program_and_trains_like_eager_ddp(tmp_path):
                     tmp_path)], timeout=150)
     r0, r1 = (json.load(open(tmp_path / f"rank{r}.json")) for r in range(2))
     for r in (r0, r1):
-        assert r["breaks"] == {} and r["graphs"] == 1
+        assert r["breaks"] == {} and r["graphs"] == 2  # the synced step and the one under no_sync()
         assert r["compiled"] == r["eager"]
         assert "torch.compile: ranks disagree: rank" in r["mismatch"]
-    assert r0["compiled"][1] == r1["compiled"][1]  # averaged gradients: identical replicas
+    assert r0["compiled"][2] == r1["compiled"][2]  # averaged gradients: identical replicas
+    assert r0["compiled"][1] != r1["compiled"][1]  # until a step under no_sync()
     assert r0["compiled"][0] != r1["compiled"][0]  # each rank's loss on its own batch
 
 

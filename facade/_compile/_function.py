@@ -584,7 +584,8 @@ def _describe(x):
 
 
 def _state_why(a, b):
-    labels = ("state tensors", "requires_grad of state tensors", "grads of state tensors", "module training flags")
+    labels = ("state tensors", "requires_grad of state tensors", "grads of state tensors", "module training flags",
+              "gradient sync flags of DistributedDataParallel modules (no_sync())")
     for i, (x, y) in enumerate(zip(a, b)):
         if x == y:
             continue
@@ -595,7 +596,7 @@ def _state_why(a, b):
             j = next(j for j, (u, v) in enumerate(zip(old, new)) if u != v)
             (s0, d0, _), (s1, d1, _) = old[j], new[j]
             return f"state tensor {j} changed from shape={list(s0)}, dtype={d0} to shape={list(s1)}, dtype={d1}"
-        if i < 4:
+        if i < len(labels):
             j = next(j for j, (u, v) in enumerate(zip(x, y)) if u != v)
             return f"{labels[i]}: entry {j} changed from {x[j]} to {y[j]}"
         return "optimizer options or state changed" if i < len(a) - 1 else "optimizer groups changed"

@@ -135,6 +135,8 @@ class State:
         for m in found.modules:
             self.modules.extend(m.modules())
         self._ids = self._sv = self._meta = None
+        # modules whose Python flags change what a trace records (DistributedDataParallel under no_sync())
+        self.guarded = [m for m in self.modules if hasattr(type(m), "_compile_guard")]
 
     def tensors(self):
         """Root tensors whose values are state: parameters, buffers, optimizer state, plain tensors."""
@@ -159,7 +161,7 @@ class State:
     def key(self, tensors, hypers):
         """What a compiled program depends on besides the values: the state tensors' identity, shape, dtype and
         device (re-read only when a tensor was written since this program last wrote them), requires_grad and
-        whether each has a grad; module training flags; optimizer options and state structure."""
+        whether each has a grad; module training flags and guards; optimizer options and state structure."""
         ids, sv = tuple(map(id, tensors)), tuple([t._sv for t in tensors])
         if ids != self._ids or sv != self._sv:
             self._ids, self._sv = ids, None
@@ -167,7 +169,7 @@ class State:
             self._meta = _META.setdefault(meta, (len(_META), meta))  # hashed here once, not on every call
         parts = [(ids, self._meta), tuple([t.requires_grad for t in tensors]),
                  tuple([None if t._grad is None else t._grad.dtype for t in tensors]) if self.lift_grads else (),
-                 tuple([m.training for m in self.modules])]
+                 tuple([m.training for m in self.modules]), tuple([m._compile_guard() for m in self.guarded])]
         for opt in self.found.optimizers:
             if type(opt).step is _optim.Optimizer.step:  # the update's static options; hyperparameters are data
                 parts.append(tuple(opt._step_statics(g) for g in opt.param_groups))

@@ -294,6 +294,11 @@ class DistributedDataParallel(Module):
         gradient all_reduce inside (facade/_compile/_spmd.py): this module's group when it spans processes."""
         return _dist()._pg.resolve(self.process_group) if self._world > 1 else None
 
+    def _compile_guard(self):
+        """What a compiled step reaching this module depends on besides tensors: whether its backward syncs
+        (no_sync() traces a step without the all_reduce)."""
+        return self.require_backward_grad_sync
+
     def _compile_snapshot(self):
         """A function that puts the reducer's bookkeeping back as it is now: a torch.compile trace runs the
         hooks on tracers, and a trace cut short by a graph break must not leave a half-done backward behind."""
