@@ -65,7 +65,9 @@ def test_dead_rank_is_a_runtime_error_on_the_survivor(mode, victim_code):
     t0 = time.monotonic()
     (wcode, want, _, wvictim), (gcode, got, gerr, gvictim) = _both(mode)
     assert wvictim == gvictim == victim_code
-    assert wcode == 0 and gcode == 0, gerr[-3000:]  # the survivor exits normally (no abort at JAX's shutdown)
+    # facade's survivor exits normally (no abort at JAX's shutdown); real torch's gloo survivor now and then aborts
+    # at its exit ("terminate called without an active exception"), after its report: its exit code is not compared
+    assert gcode == 0 and want is not None, gerr[-3000:]
     for (wname, wtype, wmsg, _), (gname, gtype, gmsg, seconds) in zip(want, got):
         assert (gname, gtype) == (wname, wtype) == (wname, "RuntimeError")
         assert any(c in wmsg for c in _CLOSED) and any(c in gmsg for c in _CLOSED), (wmsg, gmsg)
@@ -75,7 +77,7 @@ def test_dead_rank_is_a_runtime_error_on_the_survivor(mode, victim_code):
 
 def test_absent_rank_times_out_naming_it():
     (wcode, want, _, _), (gcode, got, gerr, _) = _both("hang")
-    assert wcode == 0 and gcode == 0, gerr[-3000:]
+    assert gcode == 0 and want is not None, gerr[-3000:]  # torch's exit code: see above
     (_, wtype, wmsg, wsec), (_, wtype2, wmsg2, _) = want
     (_, gtype, gmsg, gsec), (_, gtype2, gmsg2, _) = got
     assert wtype == gtype == wtype2 == gtype2 == "RuntimeError"
