@@ -72,10 +72,13 @@ class Node:
         self._check_saved()
         if create_graph:
             return _apply_differentiably(self, grads)
-        cts = tuple(g if g is not None else jnp.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta))
-        if self._pull is not None:
-            return _md.call(self._pull.apply, self._arrays, cts)
-        return _md.call(self._comp.vjp(self._mask, self._outmask), _arrays_of(self), cts)
+        fn = self._pull.apply if self._pull is not None else self._comp.vjp(self._mask, self._outmask)
+        arrays = self._arrays if self._pull is not None else _arrays_of(self)
+        if None in grads:  # outputs that got no gradient (BatchNorm statistics of a compiled forward ...)
+            present = tuple(g is not None for g in grads)
+            fn = _zeros_for_missing(fn, present, self._out_meta)
+            grads = [g for g in grads if g is not None]
+        return _md.call(fn, arrays, tuple(grads))
 
     def _check_saved(self):
         for t, version in self._saved:
@@ -178,6 +181,27 @@ def record(comp, dyn, arrays, res, resid=None):
 _bwd_ops = {}
 _DIFFERENTIABLE = frozenset(np.dtype(n) for n in ("float16", "float32", "float64", "complex64", "complex128")) | {
     jnp.dtype(jnp.bfloat16)}
+
+
+_WITH_ZEROS: dict = {}
+
+
+def _zeros_for_missing(fn, present, out_meta):
+    """`fn(arrays, cotangents)` as a program taking only the `present` cotangents, the others zeros made inside
+    it: no eager zeros per missing output on every backward (an op each, and a compile per new shape)."""
+    key = (fn, present, out_meta)
+    wrapped = _WITH_ZEROS.get(key)
+    if wrapped is None:
+        if len(_WITH_ZEROS) >= 256:  # bounded: keys hold programs
+            _WITH_ZEROS.pop(next(iter(_WITH_ZEROS)))
+
+        def with_zeros(arrays, given):
+            it = iter(given)
+            return fn(arrays, tuple(next(it) if p else jnp.zeros(s, d) for p, (s, d) in zip(present, out_meta)))
+
+        with_zeros.__name__ = f"{getattr(fn, '__name__', 'backward')}_zeros"
+        wrapped = _WITH_ZEROS[key] = jax.jit(with_zeros)
+    return wrapped
 
 
 def _apply_differentiably(node, grads):
