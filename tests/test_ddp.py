@@ -239,6 +239,28 @@ def test_ddp_script_matches_torch_rank_by_rank(ddp_runs):
                "unused_grads")
 
 
+def test_ddp_script_on_four_processes_matches_torch_and_the_full_batch_run(ddp_runs, tmp_path):
+    """The same script on 4 loopback processes under torchrun and under facade's launcher."""
+    script = tmp_path / "train.py"
+    script.write_text(DDP_SCRIPT)
+    launch = ["--nproc-per-node", "4", "--master-addr", "127.0.0.1"]
+    runs = {}
+    for lib, launcher in (("torch", "torch.distributed.run"), ("facade", "facade.distributed.run")):
+        (tmp_path / lib).mkdir()
+        runs[lib] = _start([sys.executable, "-m", launcher, *launch, "--master-port", str(_free_port()), str(script),
+                            str(tmp_path / lib)], _env(), tmp_path)
+    _finish(list(runs.values()), timeout=240)
+    want, got = _reports(tmp_path / "torch", 4), _reports(tmp_path / "facade", 4)
+    for ref, rec in zip(want, got):
+        for k in EXACT:
+            assert rec[k] == ref[k], k
+        for k in CLOSE:
+            _close(rec[k], ref[k], k)
+    (single,) = ddp_runs["facade1"]
+    for k in SAME_AS_FULL_BATCH:
+        _close(got[0][k], single[k], k)
+
+
 def test_ddp_ranks_agree_and_match_the_full_batch_run(ddp_runs):
     r0, r1 = ddp_runs["facade2"]
     for k in ("start", "sgd_losses", "adam_losses", "params", "grads_after_sync", "unused_grads"):
