@@ -333,6 +333,28 @@ compiled = run(True)
 from torch._dynamo.utils import counters
 report = {"eager": eager, "compiled": compiled, "breaks": dict(counters["graph_break"]),
           "graphs": counters["stats"]["unique_graphs"]}
+
+
+def bn_run(compiled):  # torch.compile(ddp) of a model with buffers: the compiled module inside DDP's eager forward
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3))
+    ddp = DDP(model)
+    net = torch.compile(ddp) if compiled else ddp
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    losses = []
+    for i in range(4):
+        x = torch.sin(torch.arange(32, dtype=torch.float32).reshape(8, 4) * (0.3 + i + rank))
+        y = (torch.arange(8) + i + rank) % 3
+        opt.zero_grad()
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [v for t in model.state_dict().values() for v in t.reshape(-1).tolist()], list(net.state_dict())
+
+
+report["bn_eager"], report["bn_compiled"] = bn_run(False), bn_run(True)
+report["bn_breaks"] = dict(counters["graph_break"])
 model = MLP()
 ddp = DDP(model)
 opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
@@ -371,6 +393,9 @@ def test_compiled_ddp_step_is_one_program_and_trains_like_eager_ddp(tmp_path):
         assert r["breaks"] == {} and r["graphs"] == 2  # the synced step and the one under no_sync()
         assert r["compiled"] == r["eager"]
         assert "torch.compile: ranks disagree: rank" in r["mismatch"]
+    for r in (r0, r1):  # torch.compile(ddp): no graph break (its broadcast stays eager), eager's bits
+        assert r["bn_breaks"] == {} and r["bn_compiled"][:2] == r["bn_eager"][:2]
+        assert r["bn_compiled"][2] == ["_orig_mod." + k for k in r["bn_eager"][2]]
     assert r0["compiled"][2] == r1["compiled"][2]  # averaged gradients: identical replicas
     assert r0["compiled"][1] != r1["compiled"][1]  # until a step under no_sync()
     assert r0["compiled"][0] != r1["compiled"][0]  # each rank's loss on its own batch

@@ -69,6 +69,9 @@ class OptimizedModule(Module):
 
 
 def _compiled_call(mod, settings):
+    around = getattr(type(mod), "_compiled_forward", None)
+    if around is not None:  # DistributedDataParallel: its module compiles, its own forward stays eager around it
+        return around(mod, lambda inner: _compiled_call(inner, settings))
     fn = CompiledFunction(mod.__call__, **settings)
     fn._lift_grads = False
     fn.__name__, fn.__qualname__ = "forward", f"{type(mod).__name__}.forward"

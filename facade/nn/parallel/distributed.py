@@ -272,6 +272,20 @@ class DistributedDataParallel(Module):
                               for i, p in enumerate(trained)]
 
     def forward(self, *inputs, **kwargs):
+        return self._forward(self.module, inputs, kwargs)
+
+    def _compiled_forward(self, compile_module):
+        """The forward of torch.compile(ddp): the wrapped module runs compiled (one program forward, one backward
+        node) and this forward's buffer broadcast and gradient readiness stay eager around it, as in
+        DDP(torch.compile(model)); a broadcast traced inside the compiled forward would be a graph break."""
+        inner = compile_module(self.module)
+
+        def forward(*inputs, **kwargs):
+            return self._forward(inner, inputs, kwargs)
+
+        return forward
+
+    def _forward(self, module, inputs, kwargs):
         from ...utils._pytree import tree_leaves, tree_map_only  # facade.utils imports facade.nn
 
         syncing = _GRAD.enabled and self.require_backward_grad_sync
@@ -282,7 +296,7 @@ class DistributedDataParallel(Module):
         if self.device_ids:
             here = facade.device(self.device_type, self.device_ids[0])
             inputs, kwargs = tree_map_only(Tensor, lambda t: t.to(here), (inputs, kwargs))
-        output = self.module(*inputs, **kwargs)
+        output = module(*inputs, **kwargs)
         self.require_forward_param_sync = syncing
         if syncing:
             self.reducer.prepare_for_backward(tree_leaves(output) if self.find_unused_parameters else [])
