@@ -22,23 +22,8 @@ from . import _simulated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-DDP_SCRIPT = '''
-"""An ordinary PyTorch DDP training script (runs under torchrun and under facade's launcher)."""
-import json
-import os
-import sys
-
-import torch
-import torch.distributed as dist
-import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
-
-out_dir = sys.argv[1]
-dist.init_process_group("gloo")
-rank, world = dist.get_rank(), dist.get_world_size()
-report = {"rank": rank, "world": world, "initialized": dist.is_initialized()}
-
+# The model both scripts train, and how they start it and read it back
+_MODEL = '''
 
 class MLP(nn.Module):
     def __init__(self):
@@ -61,7 +46,26 @@ def start_values(model, k):
 
 def flat(tensors):
     return [v for t in tensors for v in t.detach().reshape(-1).tolist()]
+'''
 
+DDP_SCRIPT = '''
+"""An ordinary PyTorch DDP training script (runs under torchrun and under facade's launcher)."""
+import json
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+out_dir = sys.argv[1]
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+report = {"rank": rank, "world": world, "initialized": dist.is_initialized()}
+
+''' + _MODEL + '''
 
 model = MLP()
 start_values(model, rank)
@@ -282,23 +286,11 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
-
-
-class MLP(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
-        self.register_buffer("scale", torch.ones(3))
-
-    def forward(self, x):
-        return self.net(x) * self.scale
-
+''' + _MODEL + '''
 
 def run(compiled):
     model = MLP()
-    with torch.no_grad():  # rank-dependent start: DDP's broadcast from rank 0 aligns the replicas
-        for i, p in enumerate(model.parameters()):
-            p.copy_(torch.linspace(-2.0, 2.0, p.numel()).reshape(p.shape).cos() * (0.3 + 0.1 * i) * (1 + rank))
+    start_values(model, rank)
     ddp = DDP(model)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
     sched = torch.optim.lr_scheduler.StepLR(opt, 2, 0.5)
@@ -320,12 +312,12 @@ def run(compiled):
         if i == 3 and rank == 1:
             model.scale.mul_(3.0)  # undone by the next forward's buffer broadcast from rank 0
         if i == 5:  # the last step on each rank's own gradients: a new guard, a program without the all_reduce
-            synced = [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
+            synced = flat(model.parameters())
             with ddp.no_sync():
                 losses.append(fn(x, y).item())
         else:
             losses.append(fn(x, y).item())
-    return losses, [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()], synced
+    return losses, flat(model.parameters()), synced
 
 
 eager = run(False)
@@ -350,7 +342,7 @@ def bn_run(compiled):  # torch.compile(ddp) of a model with buffers: the compile
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    return losses, [v for t in model.state_dict().values() for v in t.reshape(-1).tolist()], list(net.state_dict())
+    return losses, flat(model.state_dict().values()), list(net.state_dict())
 
 
 report["bn_eager"], report["bn_compiled"] = bn_run(False), bn_run(True)

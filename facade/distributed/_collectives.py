@@ -104,13 +104,17 @@ class Work:
 
 # ------------------------------------------------------------------ arrays <-> the global array of a group
 
+def _graph_break():
+    from .._compile import GraphBreak
+
+    raise GraphBreak("torch.distributed collectives run eagerly (each is its own program over the process mesh), "
+                     "not inside a compiled function (except a DDP step's, run as one SPMD program)")
+
+
 def _global(pg, a):
     """Rank-local array `a` as this rank's shard of the (n * rows, ...) global array of group `pg`."""
     if isinstance(a, jax.core.Tracer):
-        from .._compile import GraphBreak
-
-        raise GraphBreak("torch.distributed collectives run eagerly (each is its own program over the process "
-                         "mesh), not inside a compiled function")
+        _graph_break()
     if not isinstance(a, jax.Array) or a.devices() != {pg.device}:
         a = jax.device_put(a, pg.device)
     if a.ndim == 0:
@@ -140,9 +144,9 @@ def _traced(pg, a):
     "p"); False for a concrete array; a graph break for a tracer of any other program."""
     if not isinstance(a, jax.core.Tracer):
         return False
-    if _Spmd.pg is not None and tuple(pg.ranks) == tuple(_Spmd.pg.ranks):
-        return True
-    return _global(pg, a)  # raises the graph break
+    if _Spmd.pg is None or tuple(pg.ranks) != tuple(_Spmd.pg.ranks):
+        _graph_break()
+    return True
 
 
 def _rows(x, n, shape):
