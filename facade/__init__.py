@@ -4,9 +4,10 @@ import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # torch has int64 and float64; every creation names its dtype
 
-from . import _cache  # noqa: E402
+from . import _cache, _xla  # noqa: E402
 
 _cache.configure()  # JAX's persistent compilation cache, before anything compiles
+_xla.configure()  # XLA flags for fast compiles of small programs, before JAX starts a backend
 
 import sys as _sys  # noqa: E402
 

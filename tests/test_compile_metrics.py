@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import facade
-from facade import _cache
+from facade import _cache, _xla
 
 
 def test_a_loop_compiles_once_and_a_new_shape_adds_one():
@@ -52,8 +52,21 @@ def test_cache_settings_from_the_environment():
         {"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "2"})
 
 
+def test_xla_flags_from_the_environment():
+    measured = _xla._jaxlib() == _xla.MEASURED_ON  # a new jaxlib gets XLA's defaults until measured again
+    flag = {"xla_cpu_use_fusion_emitters": "false"} if measured else {}
+    assert _xla.flags({}) == flag
+    assert _xla.flags({"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}) == flag
+    assert _xla.flags({"FACADE_FAST_COMPILE": "0"}) == _xla.flags({"FACADE_FAST_COMPILE": "off"}) == {}
+    assert _xla.flags({"XLA_FLAGS": "--xla_cpu_use_fusion_emitters=true"}) == {}  # the user's value wins
+    env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    _xla.configure(env)
+    assert env["XLA_FLAGS"] == "--xla_force_host_platform_device_count=2" + (
+        " --xla_cpu_use_fusion_emitters=false" if measured else "")
+
+
 _SCRIPT = """
-import json, facade
+import json, os, facade
 facade.manual_seed(0)
 net = facade.nn.Sequential(facade.nn.Linear(5, 8), facade.nn.Tanh(), facade.nn.Linear(8, 3))
 loss = net(facade.randn(4, 5)).logsumexp(-1).mean()
@@ -61,12 +74,14 @@ loss.backward()
 bits = [t.detach().numpy().tobytes().hex() for t in (loss, *(p.grad for p in net.parameters()))]
 m = facade.compiler.metrics()
 print(json.dumps({"bits": bits, "compiles": m.compiles, "hits": m.cache_hits, "misses": m.cache_misses,
-                  "dir": __import__("jax").config.jax_compilation_cache_dir}))
+                  "dir": __import__("jax").config.jax_compilation_cache_dir,
+                  "xla_flags": os.environ.get("XLA_FLAGS", "")}))
 """
 
 
 def _run(**env):
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("FACADE_", "JAX_COMPILATION_CACHE", "XDG_"))}
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("FACADE_", "JAX_COMPILATION_CACHE", "XDG_", "XLA_FLAGS"))}
     done = subprocess.run([sys.executable, "-c", _SCRIPT], env={**base, "JAX_PLATFORMS": "cpu", **env},
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
@@ -83,6 +98,7 @@ def test_persistent_cache_across_processes_gives_the_same_bits(tmp_path):
     assert (warm["compiles"], warm["hits"], warm["misses"]) == (cold["compiles"], cold["compiles"], 0)
     assert len(os.listdir(cache)) >= cold["compiles"]
     assert cold["bits"] == warm["bits"]  # same inputs, same bits: a program just compiled or loaded from the cache
+    assert cold["xla_flags"] == " ".join(f"--{k}={v}" for k, v in _xla.flags({}).items())  # set at facade import
 
     assert f"facade: {cold['compiles']} XLA programs built" in summary and "fused" in summary, summary
     assert "XLA programs" not in quiet

@@ -1,0 +1,53 @@
+"""XLA flags that make first-seen shapes cheaper. An eager program (one op, one pullback, one fused
+backward, one sampler) is small and compiled the first time a shape is seen, so its compile time is
+what a user feels. On CPU, XLA's loop emitters compile such programs faster than its newer fusion
+emitters, and the programs run as fast (measured on jaxlib 0.10.2, this 2-core machine):
+
+    a slice, softmax and sum (median of 8 programs)     42 -> 29 ms
+    a threefry sampler, split + normal                  214 -> 135 ms
+    the MNIST script's 66 programs, in all               5.5 -> 3.8 s
+    run time: the MLP/CNN/GPT training steps of benchmarks/bench_compile.py, gelu, softmax and
+    a*2+1 on 256x1024: equal within noise
+
+One program, the GPT whole-step compile, compiles slower (3.3 -> 5.6 s). A flag cannot be set per
+program: `jax.jit(compiler_options=...)` is refused on a jit nested in another trace, and eager
+programs are nested in fused backwards and compiled steps. So it goes in XLA_FLAGS, which XLA reads
+once, when JAX starts its first backend (this runs at facade import, before anything compiles; child
+processes inherit it).
+
+    FACADE_FAST_COMPILE=0   leave XLA_FLAGS as it is
+    XLA_FLAGS naming the flag itself: the user's value wins
+
+XLA aborts the process on a flag it does not know, so the flag is added only on the jaxlib it was
+measured on (tests/test_compile_cache.py fails when that changes, to measure it again).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["FLAGS", "flags", "configure"]
+
+FLAGS = {"xla_cpu_use_fusion_emitters": "false"}
+MEASURED_ON = (0, 10)  # jaxlib (major, minor) whose XLA has these flags
+
+
+def _jaxlib() -> tuple:
+    from jaxlib import version
+    return tuple(int(p) for p in version.__version__.split(".")[:2])
+
+
+def flags(environ=os.environ) -> dict:
+    """The flags `configure` adds to XLA_FLAGS in this environment."""
+    if environ.get("FACADE_FAST_COMPILE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return {}
+    if _jaxlib() != MEASURED_ON:
+        return {}
+    given = environ.get("XLA_FLAGS", "")
+    return {k: v for k, v in FLAGS.items() if f"--{k}" not in given}
+
+
+def configure(environ=os.environ) -> None:
+    extra = " ".join(f"--{k}={v}" for k, v in flags(environ).items())
+    if extra:
+        environ["XLA_FLAGS"] = f"{environ.get('XLA_FLAGS', '')} {extra}".strip()
