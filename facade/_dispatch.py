@@ -140,7 +140,9 @@ class Compiled:
         level = self.modes.get(key, False)
         if level is False:
             level = None
-            for lv in range(len(_POLICIES)):
+            if _has_loop(jax.make_jaxpr(self.raw)(*arrays).jaxpr):  # an RNN's scan: recomputing it would run the
+                level = "all"  # whole sequential forward again in backward; keep every residual (and the inputs)
+            for lv in () if level else range(len(_POLICIES)):
                 try:
                     _, res = self.fwd_vjp(mask, lv).eval_shape(*arrays)
                 except Exception:  # noqa: BLE001 - not differentiable by JAX at forward time: keep inputs
@@ -199,6 +201,19 @@ def _saves_results(prim, *avals, **params):  # tanh keeps its output as torch do
 
 
 _POLICIES = (_saves_results, _saves_masks)  # levels: the first whose residuals are all inputs/outputs/masks
+
+
+def _has_loop(jaxpr):
+    """Whether a jaxpr runs a loop (scan, while), at any depth."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in ("scan", "while"):
+            return True
+        for v in eqn.params.values():
+            for sub in v if isinstance(v, tuple) else (v,):
+                sub = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's Jaxpr
+                if hasattr(sub, "eqns") and _has_loop(sub):
+                    return True
+    return False
 
 
 class _Pullback:

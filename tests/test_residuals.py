@@ -4,6 +4,7 @@ second derivatives and the bytes a graph saves (torch.autograd.graph.saved_tenso
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 import torch
@@ -160,3 +161,44 @@ def test_modified_output_still_detected():
             y.sum().backward()
         msgs.append(str(e.value).split(";")[0].split(":")[0])
     assert msgs[0] == msgs[1]
+
+
+def _lstm(lib, x_grad=True):
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(6, 8, num_layers=2, batch_first=True).double()
+    with lib.no_grad():
+        for p, v in zip(lstm.parameters(), _LSTM_WEIGHTS):
+            p.copy_(lib.tensor(v))
+    x = lib.tensor(_LSTM_X, requires_grad=x_grad)
+    return lstm, x, lstm(x)[0]
+
+
+_LSTM_RNG = np.random.default_rng(1)
+_LSTM_WEIGHTS = [_LSTM_RNG.uniform(-0.4, 0.4, s) for s in [(32, 6), (32, 8), (32,), (32,)] + [(32, 8), (32, 8), (32,),
+                                                                                              (32,)]]
+_LSTM_X = _LSTM_RNG.standard_normal((3, 5, 6))
+
+
+def test_recurrent_backward_does_not_rerun_the_loop():
+    """A forward with a loop (an RNN's scan) keeps all its pullback's residuals: backward runs only the reverse
+    loop, not the whole sequential forward again (which a recomputing checkpoint policy would)."""
+    _, x, out = _lstm(facade)
+    node = out.grad_fn
+    assert node._pull is not None and node._inputs is not None  # inputs too: create_graph re-runs the op
+    cts = tuple(np.ones(shape, dtype) for shape, dtype in node._out_meta)  # output, h_n, c_n
+    jaxpr = jax.make_jaxpr(node._pull.apply)(node._arrays, cts)
+    loops = [e for e in jaxpr.eqns[0].params["jaxpr"].eqns if e.primitive.name == "scan"]
+    assert len(loops) == 2 and all(e.params["reverse"] for e in loops)  # one reverse scan per layer, no forward
+    _, tb = _torch_saved_bytes(lambda: _lstm(torch)[2])  # JAX's scan keeps 13 values per step and layer,
+    assert _facade_saved_bytes(out) <= 1.5 * tb, (_facade_saved_bytes(out), tb)  # torch's kernel about 10
+
+
+def test_recurrent_gradients_and_double_backward_like_torch():
+    def run(lib):
+        lstm, x, out = _lstm(lib)
+        gx, = lib.autograd.grad((out ** 2).sum(), x, create_graph=True)
+        (gx ** 2).sum().backward()
+        return [host(gx), host(x.grad)] + [host(p.grad) for p in lstm.parameters()]
+
+    for f, t in zip(run(facade), run(torch)):
+        np.testing.assert_allclose(f, t, rtol=1e-9, atol=1e-11)

@@ -137,6 +137,10 @@ def _layer(mode, x, h0, c0, weights, has_biases, proj, mask):
     if mask is not None:
         m = jnp.stack([mask, mask[::-1]] if ndir == 2 else [mask], axis=1)[..., None]  # (T, D, B, 1)
 
+    if ndir == 1:  # one direction: plain matrix products in the loop (XLA's CPU batched ones are slower)
+        w_hh, b_hh, w_hr, h0, c0, gi, m = (None if a is None else a[(slice(None),) * k + (0,)] for a, k in (
+            (w_hh, 0), (b_hh, 0), (w_hr, 0), (h0, 0), (c0, 0), (gi, 1), (m, 1)))
+
     def body(carry, xs):
         h, c = carry
         g, mt = xs
@@ -148,6 +152,8 @@ def _layer(mode, x, h0, c0, weights, has_biases, proj, mask):
         return (h2, c2), h2
 
     (h, c), out = jax.lax.scan(body, (h0, c0), (gi, m))  # out (T, D, B, H_out)
+    if ndir == 1:
+        out, h, c = out[:, None], h[None], None if c is None else c[None]
     if ndir == 2:
         out = jnp.stack([out[:, 0], out[::-1, 1]], axis=1)
     t, _, b, hs = out.shape
