@@ -13,7 +13,7 @@ One program, the GPT whole-step compile, compiles slower (3.3 -> 5.6 s). A flag 
 program: `jax.jit(compiler_options=...)` is refused on a jit nested in another trace, and eager
 programs are nested in fused backwards and compiled steps. So it goes in XLA_FLAGS, which XLA reads
 once, when JAX starts its first backend (this runs at facade import, before anything compiles; child
-processes inherit it).
+processes inherit it). It holds for every program of the process, JAX code of the user's own too.
 
     FACADE_FAST_COMPILE=0   leave XLA_FLAGS as it is
     XLA_FLAGS naming the flag itself: the user's value wins
