@@ -176,10 +176,8 @@ def _bernoulli(k, static, p):
 
 
 def _perm(k, static):
-    """The order of n random 64-bit keys: uniform (a tie has probability about n^2 / 2^65), one sort, where
-    jax.random.permutation sorts several rounds of 32-bit keys (twice the compile and run time at n = 60000)."""
     n, dt = static
-    return jnp.argsort(jax.random.bits(k, (n,), jnp.uint64), stable=True).astype(dt)
+    return jax.random.permutation(k, n).astype(dt)
 
 
 def _exponential(k, static, lambd):
