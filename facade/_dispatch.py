@@ -140,14 +140,15 @@ class Compiled:
         level = self.modes.get(key, False)
         if level is False:
             level = None
-            if _has_loop(jax.make_jaxpr(self.raw)(*arrays).jaxpr):  # an RNN's scan: recomputing it would run the
-                level = "all"  # whole sequential forward again in backward; keep every residual (and the inputs)
-            for lv in () if level else range(len(_POLICIES)):
+            # an RNN's scan: a policy would recompute the whole sequential forward in backward; keep every
+            # residual (and the inputs, for create_graph)
+            loop = _has_loop(jax.make_jaxpr(self.raw)(*arrays).jaxpr)
+            for lv in ("all",) if loop else range(len(_POLICIES)):
                 try:
                     _, res = self.fwd_vjp(mask, lv).eval_shape(*arrays)
                 except Exception:  # noqa: BLE001 - not differentiable by JAX at forward time: keep inputs
                     break
-                if res.pull.ok:
+                if loop or res.pull.ok:
                     level = lv
                     break
             self.modes[key] = level

@@ -19,7 +19,7 @@ processes inherit it). It holds for every program of the process, JAX code of th
     XLA_FLAGS naming the flag itself: the user's value wins
 
 XLA aborts the process on a flag it does not know, so the flag is added only on the jaxlib it was
-measured on (tests/test_compile_cache.py fails when that changes, to measure it again).
+measured on; a newer one gets XLA's defaults until it is measured again.
 """
 
 from __future__ import annotations

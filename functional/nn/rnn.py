@@ -138,8 +138,8 @@ def _layer(mode, x, h0, c0, weights, has_biases, proj, mask):
         m = jnp.stack([mask, mask[::-1]] if ndir == 2 else [mask], axis=1)[..., None]  # (T, D, B, 1)
 
     if ndir == 1:  # one direction: plain matrix products in the loop (XLA's CPU batched ones are slower)
-        w_hh, b_hh, w_hr, h0, c0, gi, m = (None if a is None else a[(slice(None),) * k + (0,)] for a, k in (
-            (w_hh, 0), (b_hh, 0), (w_hr, 0), (h0, 0), (c0, 0), (gi, 1), (m, 1)))
+        w_hh, b_hh, w_hr, h0, c0 = (None if a is None else a[0] for a in (w_hh, b_hh, w_hr, h0, c0))
+        gi, m = gi[:, 0], None if m is None else m[:, 0]
 
     def body(carry, xs):
         h, c = carry
