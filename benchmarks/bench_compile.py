@@ -23,7 +23,8 @@ Variants, each a full training step (zero_grad, forward, cross-entropy, backward
 
 `ms/step` is the median over --steps synchronised steps (the loss read back to the host every step) after three
 warm-up calls, on one batch copied to the device once; the variants take turns in rounds so that a change of
-machine load hits them alike. `1st s` and `2nd s` are the first two calls (compile times); `state` counts the
+machine load hits them alike, each round of a variant after one untimed call (the first step after another
+variant ran pays for the memory and caches that one left behind: up to 1.5x on the GPT). `1st s` and `2nd s` are the first two calls (compile times); `state` counts the
 tensors a step carries (torch: parameters, grads, optimizer state, buffers; JAX: the leaves of its pytrees).
 Then, on tiny versions of the same models (the same state, almost no arithmetic), the Python overhead of one
 compiled-step call: facade compile(step) minus the pure JAX step, against issue 12's goal of 50 us + 1 us per
@@ -272,6 +273,7 @@ def measure(name, cfg, labels, steps, rounds=5):
                 continue
             c0 = facade.compiler.metrics().compiles
             try:
+                step()  # untimed: the other variants' steps just ran
                 r.times += [_timed(step) for _ in range(chunk)]
             except Exception as e:
                 r.note, r.times = _why(e), []

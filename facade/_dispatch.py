@@ -9,6 +9,7 @@ results and records the autograd node.
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections import namedtuple
 
 import jax
@@ -590,6 +591,7 @@ def call_inplace(op, self, args, kwargs):
     node = res._grad_fn
     if node is not None and node._saved:  # self's old value is held by the node itself; only later writes count
         node._saved = tuple(s for s in node._saved if s[0] is not self)
+    out = res
     if res.dtype is not self.dtype:
         res = call(_cast_op(), (res, self.dtype), None)
     if res._grad_fn is None and self.requires_grad and STATE.enabled and op.differentiable:
@@ -597,6 +599,10 @@ def call_inplace(op, self, args, kwargs):
         # derivative (logical_not_ ...) leave the tensor's history as it was.
         res = call(_cut_op(op), (self, res), None)
     self._assign(res)
+    if node is not None and node._saved:  # a saved result (exp_, sigmoid_ ...) is self's value from now on
+        mine = weakref.ref(self if self._base is None else self._base)
+        node._saved = tuple((mine, self._version) if type(t) is weakref.ref and t() is out else (t, v)
+                            for t, v in node._saved)
     return self
 
 

@@ -265,6 +265,62 @@ def test_modified_saved_tensor_raises(lib):
         z.sum().backward()
 
 
+@pytest.mark.parametrize("lib", [torch, facade])
+@pytest.mark.parametrize("case", ["exp_ then add_", "sigmoid then add_ on a view", "sigmoid_ on a view then add_"])
+def test_modified_saved_result_raises(lib, case):
+    """A saved result is checked where it lives: written in place by the op itself (exp_), or through a view."""
+    x = leaf(lib, [1.0, 2.0, 3.0])
+    y = x * 1
+    if case == "exp_ then add_":
+        y.exp_()
+        y.add_(1)
+    elif case == "sigmoid then add_ on a view":
+        y = y.sigmoid()
+        y[:2].add_(1)
+    else:
+        y[1:].sigmoid_()
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has been modified "
+                                           "by an inplace operation"):
+        y.sum().backward()
+
+
+@same
+def test_saved_result_dropped_then_backward(lib):
+    """The node of an op that saves its result still backpropagates after the result tensor itself is gone."""
+    x = leaf(lib, [0.5, -1.0, 2.0])
+    loss = (x * 2).tanh().exp().sigmoid()[1:].sum()  # tanh, exp and sigmoid outputs are dropped at once
+    loss.backward()
+    return [loss, x.grad]
+
+
+def test_eager_step_leaves_no_reference_cycles():
+    """After backward, an eager training step's graph is freed by reference counting alone: a cycle (a node
+    holding the output whose grad_fn it is) would keep its arrays alive until Python's cycle collector runs."""
+    import gc
+
+    facade.manual_seed(0)
+    nn = facade.nn
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16), nn.GELU(), nn.LayerNorm(16),
+                          nn.Linear(16, 4), nn.Softmax(-1))
+    opt = facade.optim.Adam(model.parameters())
+    x = facade.randn(5, 8)
+
+    def step():
+        opt.zero_grad()
+        model(x).exp().sigmoid().sum().backward()
+        opt.step()
+
+    step()
+    gc.collect()
+    gc.disable()
+    try:
+        step()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 @same
 def test_inplace_on_nonleaf_keeps_gradient(lib):
     x = leaf(lib, [1.0, 2.0])

@@ -82,6 +82,10 @@ class Node:
 
     def _check_saved(self):
         for t, version in self._saved:
+            if type(t) is weakref.ref:  # a saved output (see `record`)
+                t = t()
+                if t is None:  # gone, and every view of it with it (a view holds its base): never modified
+                    continue
             if t._version != version:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -170,8 +174,9 @@ def record(comp, dyn, arrays, res, resid=None):
         node._arrays = _Packed(dyn, arrays, _saved_hooks[-1])
     if op.saves == "inputs":
         node._saved = tuple([(t, t._vc if t._base is None else t._version) for t in dyn if isinstance(t, Tensor)])
-    elif op.saves == "result":
-        node._saved = tuple([(o, o._version) for o, m in zip(outs, outmask) if m])
+    elif op.saves == "result":  # weakly: an output holds this node as its grad_fn, and a cycle would keep the
+        # graph and its arrays alive after backward until Python's cycle collector ran (a pause of its own)
+        node._saved = tuple([(weakref.ref(o), o._version) for o, m in zip(outs, outmask) if m])
     if _anomaly[0]:
         import traceback
 
