@@ -32,7 +32,7 @@ class Net(nn.Module):
 
 
 model = Net()
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 for epoch in range(2):
     model.train()
     total = 0.0
