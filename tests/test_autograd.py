@@ -296,7 +296,8 @@ def test_saved_result_dropped_then_backward(lib):
 
 def test_eager_step_leaves_no_reference_cycles():
     """After backward, an eager training step's graph is freed by reference counting alone: a cycle (a node
-    holding the output whose grad_fn it is) would keep its arrays alive until Python's cycle collector runs."""
+    holding the output whose grad_fn it is, a custom Function's ctx holding its saved output) would keep its arrays
+    alive until Python's cycle collector runs."""
     import gc
 
     facade.manual_seed(0)
@@ -306,9 +307,11 @@ def test_eager_step_leaves_no_reference_cycles():
     opt = facade.optim.Adam(model.parameters())
     x = facade.randn(5, 8)
 
+    MyExp = _Exp.build(facade)  # a custom Function that saves its own output
+
     def step():
         opt.zero_grad()
-        model(x).exp().sigmoid().sum().backward()
+        MyExp.apply(model(x).exp().sigmoid(), 2.0).sum().backward()
         opt.step()
 
     step()

@@ -60,8 +60,8 @@ class _FunctionNode(graph.Node):
             return tuple(res)
         return tuple(None if r is None else r._arr() for r in res)
 
-    def _release(self):
-        self._freed = True
+    def _release(self):  # the ctx holds what forward saved, often an output whose grad_fn is this node: a cycle
+        self._freed, self._ctx = True, None
 
 
 class _FunctionMeta(type):
