@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 import facade
 from facade import _cache, _xla
 
@@ -52,7 +54,7 @@ def test_cache_settings_from_the_environment():
         {"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "2"})
 
 
-def test_xla_flags_from_the_environment():
+def test_xla_flags_from_the_environment(monkeypatch):
     measured = _xla._jaxlib() == _xla.MEASURED_ON  # a new jaxlib gets XLA's defaults until measured again
     flag = {"xla_cpu_use_fusion_emitters": "false"} if measured else {}
     assert _xla.flags({}) == flag
@@ -60,9 +62,60 @@ def test_xla_flags_from_the_environment():
     assert _xla.flags({"FACADE_FAST_COMPILE": "0"}) == _xla.flags({"FACADE_FAST_COMPILE": "off"}) == {}
     assert _xla.flags({"XLA_FLAGS": "--xla_cpu_use_fusion_emitters=true"}) == {}  # the user's value wins
     env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    monkeypatch.setattr(_xla, "_ADDED", dict(_xla._ADDED))  # configure records what it adds: not this process's
     _xla.configure(env)
     assert env["XLA_FLAGS"] == "--xla_force_host_platform_device_count=2" + (
         " --xla_cpu_use_fusion_emitters=false" if measured else "")
+
+
+def test_large_programs_compile_with_xla_defaults(monkeypatch):
+    """A top-level program of at least _xla.LARGE ops asks for XLA's fusion emitters where facade turned them off
+    (they compile a large program faster); a small one, or a process where facade added no flag, asks for none."""
+    import jax
+    import jax.numpy as jnp
+
+    def big(x):
+        for i in range(_xla.LARGE):
+            x = jnp.sin(x) + i
+        return x
+
+    small, large = (jax.jit(f).lower(jnp.ones(3)) for f in (jnp.sin, big))
+    monkeypatch.setattr(_xla, "_ADDED", {"xla_cpu_use_fusion_emitters": "false"})
+    assert _xla.large_program_options(small) == {}
+    assert _xla.large_program_options(large) == {"xla_cpu_use_fusion_emitters": True}
+    monkeypatch.setattr(_xla, "_ADDED", {})
+    assert _xla.large_program_options(large) == {}
+
+
+def test_a_large_compiled_step_trains_as_eagerly(monkeypatch):
+    """A whole step compiled with the large-program options (every program counts as large here) trains as the
+    eager loop does."""
+    asked = []
+
+    def options(lowered):
+        asked.append({"xla_cpu_use_fusion_emitters": True})
+        return asked[-1]
+
+    monkeypatch.setattr(_xla, "large_program_options", options)
+    runs = []
+    for compiled in (False, True):
+        facade.manual_seed(0)
+        net = facade.nn.Sequential(facade.nn.Linear(5, 8), facade.nn.Tanh(), facade.nn.Linear(8, 3))
+        opt = facade.optim.Adam(net.parameters(), lr=0.1)
+        x = facade.randn(4, 5)
+
+        def step():
+            opt.zero_grad()
+            loss = net(x).logsumexp(-1).mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        step = facade.compile(step) if compiled else step
+        runs.append([step().item() for _ in range(4)] + [p.detach().numpy() for p in net.parameters()])
+    assert asked  # the compiled step asked for them
+    for a, b in zip(*runs):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
 
 
 _SCRIPT = """

@@ -26,7 +26,7 @@ import weakref
 
 import jax
 
-from .. import _device, _dispatch, _random
+from .. import _device, _dispatch, _random, _xla
 from .. import _multidevice as _md
 from .._tensor import Tensor, ValueNeeded
 from ..autograd.grad_mode import STATE, set_grad_enabled
@@ -215,8 +215,6 @@ class CompiledFunction:
         inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
-            if entry.donate:
-                entry.donating = jax.jit(entry.comp.raw, donate_argnums=tuple(range(entry.ndonate)))
         if self._keep_arrays:  # torch._dynamo.explain re-traces the program from them
             entry.arrays = [t._arr() if isinstance(t, Tensor) else t
                             for t in (*tensors, *grads, *floats, *keys, *inputs)]
@@ -231,6 +229,8 @@ class CompiledFunction:
                 if entry.spmd is not None:
                     outs = _spmd.call(entry, entry.spmd, arrays, owned)
                 else:  # one multi-device CPU program at a time (facade._multidevice)
+                    if owned and entry.donating is None:
+                        entry.donating = _donating(entry.comp.raw, entry.ndonate, arrays)
                     outs = _md.call(entry.donating if owned else entry.comp.fwd, *arrays)
                 device = tensors[0]._device if tensors else _dispatch._default_device()
             else:
@@ -517,6 +517,15 @@ def _arrays(tensors, grads, donate):
             owned = False
             arrays.append(g._arr())
     return arrays, owned
+
+
+def _donating(raw, ndonate, arrays):
+    """The whole step as a top-level jit writing its state in place (the first `ndonate` buffers donated),
+    traced here from `arrays`; a large one compiles with `_xla.large_program_options`."""
+    donate = tuple(range(ndonate))
+    fn = jax.jit(raw, donate_argnums=donate)
+    options = _xla.large_program_options(fn.lower(*arrays))
+    return jax.jit(raw, donate_argnums=donate, compiler_options=options) if options else fn
 
 
 def _single_device(tensors):
