@@ -97,7 +97,9 @@ def check_module(path, args=(), kwargs=None, inputs=(), *, train=True, steps=1, 
 
 def check_init(path, args=(), kwargs=None, draws=20, tol=0.1):
     """Default initialisation follows torch's distribution: per parameter, the min/max bounds, mean and std
-    over `draws` fresh modules agree with torch's within `tol` (relative to torch's std)."""
+    over `draws` fresh modules agree with torch's within `tol` (relative to torch's std), or for the mean and
+    std of a small parameter within 4 standard errors of a difference of two samples' (a bias of 30 values
+    over 20 draws: 0.1 std is 1.7 standard errors, which a change of the random stream fails one time in 12)."""
     kwargs = kwargs or {}
     stats = {}
     for lib in (torch, facade):
@@ -114,4 +116,5 @@ def check_init(path, args=(), kwargs=None, draws=20, tol=0.1):
         sd = max(t[k].std(), 1e-3)
         for stat in (np.mean, np.std, np.min, np.max):
             got, want = stat(f[k]), stat(t[k])
-            assert abs(got - want) <= tol * sd + 1e-6, f"{k} {stat.__name__}: {got} vs torch {want}"
+            bound = tol * sd if stat in (np.min, np.max) else max(tol, 4 * (2 / t[k].size) ** 0.5) * sd
+            assert abs(got - want) <= bound + 1e-6, f"{k} {stat.__name__}: {got} vs torch {want}"

@@ -257,7 +257,10 @@ def test_train_digits_example(tmp_path):
         assert (float(restored.group(1)), float(restored.group(2))) == compiled[-1], out
         assert re.search(r"^speed-up of the compiled step: [\d.]+x$", out, re.M), out
     got_eager, got_compiled = evals(got.stdout, "epoch"), evals(got.stdout, "compiled epoch")
-    np.testing.assert_allclose(got_compiled, got_eager, rtol=2e-3, atol=2e-3)  # same batches, same draws
+    # same batches, same draws; the two programs round differently, so one test prediction of 300 may flip (an
+    # accuracy printed to 3 decimals: 0.873 for 262/300, 0.877 for 263/300)
+    np.testing.assert_allclose(np.array(got_compiled)[:, 0], np.array(got_eager)[:, 0], rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(np.array(got_compiled)[:, 1], np.array(got_eager)[:, 1], rtol=0, atol=1 / 300 + 1e-3)
     ref_acc, got_acc = evals(ref.stdout, "epoch")[-1][1], got_eager[-1][1]
     assert got_acc >= 0.9 and got_acc >= ref_acc - 0.05, (got.stdout, ref.stdout)
     out = tmp_path / "facade"
