@@ -24,8 +24,9 @@ Variants, each a full training step (zero_grad, forward, cross-entropy, backward
 `ms/step` is the median over --steps synchronised steps (the loss read back to the host every step) after three
 warm-up calls, on one batch copied to the device once; the variants take turns in rounds so that a change of
 machine load hits them alike, each round of a variant after one untimed call (the first step after another
-variant ran pays for the memory and caches that one left behind: up to 1.5x on the GPT). `1st s` and `2nd s` are the first two calls (compile times); `state` counts the
-tensors a step carries (torch: parameters, grads, optimizer state, buffers; JAX: the leaves of its pytrees).
+variant ran can pay for what that one left behind). `1st s` and `2nd s` are the first two calls (compile
+times); `state` counts the tensors a step carries (torch: parameters, grads, optimizer state, buffers; JAX: the
+leaves of its pytrees).
 Then, on tiny versions of the same models (the same state, almost no arithmetic), the Python overhead of one
 compiled-step call: facade compile(step) minus the pure JAX step, against issue 12's goal of 50 us + 1 us per
 state tensor; last, each goal of issue 12 this run can check, met or MISSED. Facade's persistent
