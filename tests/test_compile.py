@@ -492,3 +492,30 @@ def test_buffers_updated_in_place_leave_what_the_caller_kept_intact(compiled):
 
     for a, b in zip(run(torch), run(facade)):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+
+
+def test_a_body_under_no_grad_returns_outputs_without_a_graph():
+    """A compiled function whose body runs under no_grad (an inference helper) returns what the plain function
+    returns under torch: no grad_fn, requires_grad False, on its first call and later ones; BatchNorm's running
+    statistics still update as they do eagerly."""
+    def build(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+
+        def predict(x):
+            with lib.no_grad():
+                return model(x).softmax(-1)
+
+        return model, predict
+
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    tm, tf = build(torch)
+    fm, ff = build(facade)
+    fm.load_state_dict({k: facade.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    ff = facade.compile(ff)
+    for _ in range(3):
+        want, got = tf(torch.tensor(x)), ff(facade.tensor(x))
+        assert (got.requires_grad, got.grad_fn) == (want.requires_grad, want.grad_fn) == (False, None)
+        np.testing.assert_allclose(host(got), want.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(host(fm[1].running_mean), tm[1].running_mean.numpy(), rtol=1e-5, atol=1e-6)
+    assert int(fm[1].num_batches_tracked) == int(tm[1].num_batches_tracked) == 3

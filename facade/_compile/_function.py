@@ -86,7 +86,7 @@ class _Entry:
         self.key, self.tensors, self.hypers, self.inputs_spec, self.state = key, tensors, hypers, inputs_spec, state
         self.comp = None
         self.eager = False        # a graph break: this key runs eagerly
-        self.detached = False     # the function ran backward itself: its outputs carry no graph
+        self.detached = False     # its outputs carry no graph (it ran backward itself, or nothing requires grad)
         self.out = None           # set while tracing: how to read the outputs back
         self.arrays = None        # the first call's inputs, kept for explain() only
         # A step that reaches an optimizer donates the buffers of its state tensors (parameters, buffers, optimizer
@@ -365,7 +365,9 @@ class CompiledFunction:
             writes.append(("key", g, len(res)))
             res.append(g._key)
         entry.out = (treedef, spec, writes)
-        entry.detached = grads_changed
+        # no graph to record when the function ran backward itself, or when none of its outputs requires grad
+        # (a body under no_grad): torch's outputs then have no grad_fn, and nothing keeps the residuals
+        entry.detached = grads_changed or not any(x.requires_grad for x in leaves if isinstance(x, Tensor))
         return tuple(res)
 
     def _write_back(self, entry, outs, res, device):
