@@ -5,7 +5,13 @@ facade.distributed._spmd.fsdp_spec), replicates its buffers, and shards the root
 The forward, backward and optimizer step are then SPMD programs: XLA all-gathers a sharded weight where an op
 needs it and reduces gradients across the batch shards; gradients and optimizer state come out laid out by
 XLA's sharding propagation (optimizer state follows its parameter). One process drives all devices, so there
-is no launch; in a multi-process world FSDP raises NotImplementedError (use DistributedDataParallel there).
+is no launch.
+
+Across processes (an initialised process group of more than one rank) a wrapper instead keeps torch's flat
+parameter, rank by rank, and gathers and reduce-scatters it with facade.distributed's collectives: see
+_process.py. The options below describe the one-process mesh; across processes FULL_SHARD and SHARD_GRAD_OP
+shard, mixed_precision casts the gathered parameters, sync_module_states broadcasts rank 0's values, no_sync
+keeps the full gradients until the next synchronised backward, and only full state dicts are built.
 
 torch's options, and what they do here:
 
@@ -37,9 +43,11 @@ from __future__ import annotations
 
 import contextlib
 
+import jax
+
 from ...nn.modules.module import Module
 from .. import _spmd
-from . import _common
+from . import _common, _process
 from .api import (
     FullOptimStateDictConfig,
     FullStateDictConfig,
@@ -68,10 +76,12 @@ class FullyShardedDataParallel(Module):
                  backward_prefetch=None, mixed_precision=None, ignored_modules=None, param_init_fn=None,
                  device_id=None, sync_module_states=False, forward_prefetch=False, limit_all_gathers=True,
                  use_orig_params=False, ignored_states=None, device_mesh=None):
-        _spmd.check_single_process("torch.distributed.fsdp.FullyShardedDataParallel")
+        across = _across(process_group)
+        if not across:
+            _spmd.check_single_process("torch.distributed.fsdp.FullyShardedDataParallel")
         if not isinstance(module, Module):
             raise TypeError(f"FullyShardedDataParallel expects an nn.Module to wrap, got {type(module).__name__}")
-        if process_group is not None:
+        if process_group is not None and not across:
             raise NotImplementedError("FullyShardedDataParallel(process_group=...): facade's FSDP shards over the "
                                       "local devices of one process; pass device_mesh=init_device_mesh(...)")
         super().__init__()
@@ -85,8 +95,10 @@ class FullyShardedDataParallel(Module):
             _common.dtype_or_none(getattr(mp, field, None), f"MixedPrecision.{field}")
         device_type = getattr(device_id, "type", None) if device_id is not None and not isinstance(device_id, int) \
             else ("cuda" if isinstance(device_id, int) else None)
-        mesh = _spmd.as_mesh(device_mesh) if device_mesh is not None else _spmd.local_mesh(device_type=device_type)
-        if cpu_offload is not None and cpu_offload.offload_params and mesh.devices.flat[0].platform != "cpu":
+        mesh = None if across else (_spmd.as_mesh(device_mesh) if device_mesh is not None
+                                    else _spmd.local_mesh(device_type=device_type))
+        platform = jax.devices()[0].platform if across else mesh.devices.flat[0].platform
+        if cpu_offload is not None and cpu_offload.offload_params and platform != "cpu":
             raise NotImplementedError("FullyShardedDataParallel: CPUOffload(offload_params=True) on an accelerator is "
                                       "not supported by facade")
         if any(p.is_meta for p in module.parameters()):
@@ -107,8 +119,15 @@ class FullyShardedDataParallel(Module):
                 for name, b in m._buffers.items():
                     if b is not None and b.is_floating_point():
                         m._buffers[name] = b.to(mp.buffer_dtype)
-        self._fsdp_layout = _common.Layout(module, mesh, shard=self.sharding_strategy is not ShardingStrategy.NO_SHARD,
-                                           ignored=[p for p in module.parameters() if id(p) in ignored])
+        self._fsdp_sync, self._fsdp_layout, self._fsdp_shards = True, None, None
+        if across:
+            _check_across(module, self.sharding_strategy, device_mesh)
+            self._fsdp_shards = _process.ProcessShards(self, module, process_group, use_orig_params, ignored,
+                                                       sync_module_states, mp and mp.param_dtype)
+        else:
+            self._fsdp_layout = _common.Layout(module, mesh,
+                                               shard=self.sharding_strategy is not ShardingStrategy.NO_SHARD,
+                                               ignored=[p for p in module.parameters() if id(p) in ignored])
         self._state_dict_settings = StateDictSettings(StateDictType.FULL_STATE_DICT, FullStateDictConfig(),
                                                       FullOptimStateDictConfig())
 
@@ -130,6 +149,12 @@ class FullyShardedDataParallel(Module):
 
     def forward(self, *args, **kwargs):
         mp = self.mixed_precision
+        if self._fsdp_shards is not None:
+            dtype = mp and mp.param_dtype
+            if dtype is not None and (mp.cast_forward_inputs or mp.cast_root_forward_inputs):
+                args, kwargs = _common._cast((args, kwargs), dtype)
+            return self._fsdp_shards.forward(self._fsdp_wrapped_module, args, kwargs, dtype,
+                                             tuple(mp._module_classes_to_ignore) if mp else ())
         return _common.forward(self, self._fsdp_wrapped_module, self._fsdp_wrapped_module, args, kwargs,
                                param_dtype=mp and mp.param_dtype, cast_inputs=bool(mp and mp.cast_forward_inputs),
                                cast_root_inputs=bool(mp and mp.cast_root_forward_inputs),
@@ -139,6 +164,15 @@ class FullyShardedDataParallel(Module):
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """The wrapped module's state dict under its own keys: full tensors (FULL_STATE_DICT) or the tensors as
         laid out on the mesh (SHARDED_STATE_DICT, LOCAL_STATE_DICT)."""
+        if self._fsdp_shards is not None:
+            settings = self._state_dict_settings
+            _full_only(settings.state_dict_type, "state_dict")
+            sd = self._fsdp_wrapped_module.state_dict(prefix=prefix, keep_vars=keep_vars)
+            sd = self._fsdp_shards.state_dict(sd, prefix, settings.state_dict_config.rank0_only)
+            if destination is not None:
+                destination.update(sd)
+                return destination
+            return sd
         sd = self._fsdp_wrapped_module.state_dict(*args, destination=destination, prefix=prefix, keep_vars=keep_vars)
         if self._state_dict_settings.state_dict_type is StateDictType.FULL_STATE_DICT:
             for k, v in sd.items():
@@ -148,6 +182,9 @@ class FullyShardedDataParallel(Module):
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         state_dict = {(k[len(_PREFIX):] if k.startswith(_PREFIX) else k): v for k, v in state_dict.items()}
+        if self._fsdp_shards is not None:
+            _full_only(self._state_dict_settings.state_dict_type, "load_state_dict")
+            return self._fsdp_shards.load_state_dict(state_dict, strict)
         out = self._fsdp_wrapped_module.load_state_dict(state_dict, strict=strict, assign=assign)
         for m in FullyShardedDataParallel.fsdp_modules(self):
             m._fsdp_layout.apply()
@@ -206,6 +243,9 @@ class FullyShardedDataParallel(Module):
     def optim_state_dict(model, optim, optim_state_dict=None, group=None):
         """The optimizer's state dict keyed by parameter names (the model's state-dict keys), as torch's FSDP
         gives it; full tensors under FULL_STATE_DICT."""
+        shards = _shards(model)
+        if shards:
+            return _process_optim_state_dict(model, optim, shards)
         osd = optim.state_dict() if optim_state_dict is None else optim_state_dict
         names = _param_names(model, optim)
         full = FullyShardedDataParallel.get_state_dict_type(model).state_dict_type is StateDictType.FULL_STATE_DICT
@@ -218,6 +258,12 @@ class FullyShardedDataParallel(Module):
     def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False, load_directly=False,
                                  group=None):
         """The inverse of `optim_state_dict`: a state dict `optim.load_state_dict` takes."""
+        shards = _shards(model)
+        if shards:
+            out = _process_optim_state_dict_to_load(optim, optim_state_dict, shards)
+            if load_directly:
+                optim.load_state_dict(out)
+            return out
         index = {n: i for i, n in _param_names(model, optim).items()}
         out = {"state": {index[n]: dict(st) for n, st in optim_state_dict["state"].items()},
                "param_groups": [{**g, "params": [index[n] for n in g["params"]]}
@@ -233,7 +279,24 @@ class FullyShardedDataParallel(Module):
     def summon_full_params(module, recurse=True, writeback=True, rank0_only=False, offload_to_cpu=False,
                            with_grads=False):
         """The parameters are full tensors already (sharding is their layout); on exit, parameters written in
-        the context are laid out again."""
+        the context are laid out again. Across processes: each wrapper's parameters are gathered into whole
+        tensors for the context and, with writeback, laid out again from them on exit."""
+        shards = _shards(module)
+        if shards:
+            if with_grads:
+                raise NotImplementedError("FullyShardedDataParallel.summon_full_params(with_grads=True) across "
+                                          "processes is not supported by facade")
+            with contextlib.ExitStack() as stack:
+                fulls = []
+                for sh in shards:
+                    fulls.append(sh.full_params())
+                    stack.enter_context(_process._reparametrize(sh.module, {p: fulls[-1][i] for p, i in sh.paths},
+                                                                False, False))
+                yield
+            if writeback:
+                for sh, full in zip(shards, fulls):
+                    sh.set_full(full)
+            return
         try:
             yield
         finally:
@@ -242,11 +305,23 @@ class FullyShardedDataParallel(Module):
 
     @contextlib.contextmanager
     def no_sync(self):
-        yield
+        """Across processes: backward keeps the full gradients on each rank (no reduce-scatter) until the next
+        synchronised backward adds them in, as torch's."""
+        mods = FullyShardedDataParallel.fsdp_modules(self)
+        prev = [m._fsdp_sync for m in mods]
+        for m in mods:
+            m._fsdp_sync = False
+        try:
+            yield
+        finally:
+            for m, v in zip(mods, prev):
+                m._fsdp_sync = v
 
     def clip_grad_norm_(self, max_norm, norm_type=2.0):
         from ...nn.utils import clip_grad_norm_
 
+        if self._fsdp_shards is not None:
+            return self._fsdp_shards.clip_grad_norm_(max_norm, norm_type)
         return clip_grad_norm_(self.parameters(), max_norm, norm_type)
 
 
@@ -255,3 +330,64 @@ def _param_names(model, optim):
     by_id = {id(p): n.replace(_PREFIX, "") for n, p in model.named_parameters()}
     ids = [id(p) for g in optim.param_groups for p in g["params"]]
     return {i: by_id[pid] for i, pid in enumerate(ids)}
+
+
+def _across(group):
+    """Whether a wrapper over `group` spans processes (an initialised process group of more than one rank)."""
+    from .. import _pg
+
+    return _pg.is_initialized() and _pg.get_world_size(group) > 1
+
+
+def _check_across(module, strategy, device_mesh):
+    what = None
+    if strategy not in (ShardingStrategy.FULL_SHARD, ShardingStrategy.SHARD_GRAD_OP):
+        what = f"sharding_strategy={strategy}"
+    elif device_mesh is not None:
+        what = "device_mesh="
+    elif any(isinstance(m, FullyShardedDataParallel) for m in module.modules()):
+        what = "a nested FullyShardedDataParallel"
+    if what is not None:
+        raise NotImplementedError(f"FullyShardedDataParallel with {what} across processes is not supported by facade "
+                                  f"(one flat parameter per wrapper, fully sharded over the process group)")
+
+
+def _full_only(kind, what):
+    if kind is not StateDictType.FULL_STATE_DICT:
+        raise NotImplementedError(f"FullyShardedDataParallel.{what} with {kind} across processes is not supported "
+                                  f"by facade: use StateDictType.FULL_STATE_DICT")
+
+
+def _shards(module):
+    return [m._fsdp_shards for m in FullyShardedDataParallel.fsdp_modules(module) if m._fsdp_shards is not None]
+
+
+def _process_optim_state_dict(model, optim, shards):
+    """torch's FULL optimizer state dict of wrappers spanning processes: whole state under parameter names."""
+    cfg = FullyShardedDataParallel.get_state_dict_type(model).optim_state_dict_config
+    _full_only(FullyShardedDataParallel.get_state_dict_type(model).state_dict_type, "optim_state_dict")
+    state, names = {}, {}
+    for sh in shards:
+        state.update(sh.optim_state(optim.state))
+        for p in sh.held():
+            names[id(p)] = list(sh.names.values()) if sh.flat_param is not None else \
+                [sh.names[i] for i, q in enumerate(sh.params) if q is p]
+    groups = [{**{k: v for k, v in g.items() if k != "params"},
+               "params": [n for p in g["params"] for n in names.get(id(p), ())]} for g in optim.param_groups]
+    if getattr(cfg, "rank0_only", False) and shards[0].rank != 0:
+        return {}
+    return {"state": {n: st for n, st in state.items() if st}, "param_groups": groups}
+
+
+def _process_optim_state_dict_to_load(optim, osd, shards):
+    held = [p for g in optim.param_groups for p in g["params"]]
+    index = {id(p): i for i, p in enumerate(held)}
+    state, by_name = {}, {}
+    for sh in shards:
+        for p, st in sh.optim_state_to_load(osd["state"]).items():
+            if st:
+                state[index[id(p)]] = st
+        for i, n in sh.names.items():
+            by_name[n] = index[id(sh.flat_param if sh.flat_param is not None else sh.params[i])]
+    groups = [{**g, "params": list(dict.fromkeys(by_name[n] for n in g["params"]))} for g in osd["param_groups"]]
+    return {"state": state, "param_groups": groups}
