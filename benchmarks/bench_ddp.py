@@ -1,13 +1,14 @@
-"""DDP's per-step overhead on loopback processes: facade (eager and torch.compile'd step) vs real torch (gloo).
+"""DDP's and FSDP's per-step overhead on loopback processes: facade (eager and torch.compile'd step) vs real
+torch (gloo).
 
     python benchmarks/bench_ddp.py [--nproc 2] [--steps 50]
 
 One script, run under real torch (`torch.distributed.run`) and under facade's launcher with --nproc processes.
 Each rank times, in the same process, an MLP 64-256-256-10 training step (zero_grad, forward, cross-entropy,
-backward, SGD step; batch 32 per rank) three ways: the plain model (no DDP, no communication), the model
-wrapped in DistributedDataParallel, and under facade also `torch.compile` of the whole DDP step (one SPMD
-program per rank with the gradient all_reduce inside, facade/_compile/_spmd.py). The median ms per step of
-rank 0 is printed, with DDP's overhead over the plain step.
+backward, SGD step; batch 32 per rank) four ways: the plain model (no DDP, no communication), the model
+wrapped in DistributedDataParallel, the model wrapped in FullyShardedDataParallel, and under facade also
+`torch.compile` of the whole DDP step (one SPMD program per rank with the gradient all_reduce inside,
+facade/_compile/_spmd.py). The median ms per step of rank 0 is printed, with the overhead over the plain step.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -62,7 +64,8 @@ def mlp():
     return nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
 
 
-res = {"plain": timed(mlp(), False), "ddp": timed(DDP(mlp()), False)}
+res = {"plain": timed(mlp(), False), "ddp": timed(DDP(mlp()), False),
+       "fsdp": timed(FSDP(mlp(), device_id=torch.device("cpu")), False)}
 if facade:
     res["plain compiled"] = timed(mlp(), True)
     res["ddp compiled"] = timed(DDP(mlp()), True)
@@ -100,13 +103,16 @@ def main():
         rows = {lib: run(lib, args.nproc, args.steps, Path(d)) for lib in ("torch", "facade")}
     print(f"ms per step, median of {args.steps}, rank 0 of {args.nproc} loopback processes (MLP 64-256-256-10, "
           "batch 32 per rank, SGD)")
-    print(f"{'library':8} {'variant':14} {'ms/step':>8} {'DDP overhead ms':>16}")
+    print(f"{'library':8} {'variant':14} {'ms/step':>8} {'overhead ms':>12}")
     for lib, res in rows.items():
         for compiled in ("", " compiled"):
             if f"plain{compiled}" in res:
-                plain, ddp = res[f"plain{compiled}"], res[f"ddp{compiled}"]
+                plain = res[f"plain{compiled}"]
                 print(f"{lib:8} {'plain' + compiled:14} {plain:8.3f}")
-                print(f"{lib:8} {'ddp' + compiled:14} {ddp:8.3f} {ddp - plain:16.3f}")
+                for wrapper in ("ddp", "fsdp"):
+                    if wrapper + compiled in res:
+                        t = res[wrapper + compiled]
+                        print(f"{lib:8} {wrapper + compiled:14} {t:8.3f} {t - plain:12.3f}")
 
 
 if __name__ == "__main__":
