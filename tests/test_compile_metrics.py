@@ -68,35 +68,23 @@ def test_xla_flags_from_the_environment(monkeypatch):
         " --xla_cpu_use_fusion_emitters=false" if measured else "")
 
 
-def test_large_programs_compile_with_xla_defaults(monkeypatch):
-    """A top-level program of at least _xla.LARGE ops asks for XLA's fusion emitters where facade turned them off
-    (they compile a large program faster); a small one, or a process where facade added no flag, asks for none."""
-    import jax
-    import jax.numpy as jnp
-
-    def big(x):
-        for i in range(_xla.LARGE):
-            x = jnp.sin(x) + i
-        return x
-
-    small, large = (jax.jit(f).lower(jnp.ones(3)) for f in (jnp.sin, big))
+def test_xla_defaults_undo_only_what_facade_added(monkeypatch):
     monkeypatch.setattr(_xla, "_ADDED", {"xla_cpu_use_fusion_emitters": "false"})
-    assert _xla.large_program_options(small) == {}
-    assert _xla.large_program_options(large) == {"xla_cpu_use_fusion_emitters": True}
+    assert _xla.xla_defaults() == {"xla_cpu_use_fusion_emitters": True}
     monkeypatch.setattr(_xla, "_ADDED", {})
-    assert _xla.large_program_options(large) == {}
+    assert _xla.xla_defaults() == {}
 
 
-def test_a_large_compiled_step_trains_as_eagerly(monkeypatch):
-    """A whole step compiled with the large-program options (every program counts as large here) trains as the
-    eager loop does."""
+def test_a_compiled_step_with_xla_defaults_trains_as_eagerly(monkeypatch):
+    """A whole step compiled with XLA's own flags (the fusion emitters, which facade's XLA_FLAGS turn off for
+    eager programs) trains as the eager loop does."""
     asked = []
 
-    def options(lowered):
+    def options():
         asked.append({"xla_cpu_use_fusion_emitters": True})
         return asked[-1]
 
-    monkeypatch.setattr(_xla, "large_program_options", options)
+    monkeypatch.setattr(_xla, "xla_defaults", options)
     eager, compiled = _train(compiled=False), _train(compiled=True)
     assert asked  # the compiled step asked for them
     for a, b in zip(eager, compiled):

@@ -523,11 +523,8 @@ def _arrays(tensors, grads, donate):
 
 def _donating(raw, ndonate, arrays):
     """The whole step as a top-level jit writing its state in place (the first `ndonate` buffers donated),
-    traced here from `arrays`; a large one compiles with `_xla.large_program_options`."""
-    donate = tuple(range(ndonate))
-    fn = jax.jit(raw, donate_argnums=donate)
-    options = _xla.large_program_options(fn.lower(*arrays))
-    return jax.jit(raw, donate_argnums=donate, compiler_options=options) if options else fn
+    compiled with XLA's own flags (`_xla.xla_defaults`), as a plain JAX step is."""
+    return jax.jit(raw, donate_argnums=tuple(range(ndonate)), compiler_options=_xla.xla_defaults())
 
 
 def _single_device(tensors):
