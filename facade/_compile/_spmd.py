@@ -19,6 +19,8 @@ import zlib
 import jax
 from jax.sharding import PartitionSpec as P
 
+from .. import _xla
+
 __all__ = ["group", "call"]
 
 
@@ -46,7 +48,7 @@ def _program(raw, pg, scalars, donate):
 
     spec = P("p")
     fn = jax.shard_map(body, mesh=pg.mesh, in_specs=spec, out_specs=spec, check_vma=False)
-    return jax.jit(fn, donate_argnums=tuple(range(donate))), out_scalars
+    return jax.jit(fn, donate_argnums=tuple(range(donate)), compiler_options=_xla.xla_defaults()), out_scalars
 
 
 def call(entry, pg, arrays, owned):

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 from jax._src.array import ArrayImpl
 
-from .. import _dtype
+from .. import _dtype, _xla
 from .. import _multidevice as _md
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -149,10 +149,15 @@ def _update_group(update, static, hp, params, grads, states):
 
 
 _DECAYS = "_decays"  # the static option `_step_statics` adds: whether the group's weight_decay is not 0
-_apply = jax.jit(_update_group, static_argnums=(0, 1))
+_apply = jax.jit(_update_group, static_argnums=(0, 1))  # inside a compiled step's trace
+# An eager update compiles with XLA's own emitters (see facade._xla), as a compiled step does: the MLP's Adam
+# update of bench_compile runs 1.46 -> 0.40 ms with them, its eager training step 3.25 -> 2.06 ms. The same
+# flags with and without donation: which one runs must not change the bits.
+_apply_eager = jax.jit(_update_group, static_argnums=(0, 1), compiler_options=_xla.xla_defaults())
 # The same update writing the parameters and their state in place (their buffers donated): no new buffers to
 # allocate and fault in on every step. Used only where nothing but the tensor holds the array (`_own`).
-_apply_in_place = jax.jit(_update_group, static_argnums=(0, 1), donate_argnums=(3, 5))
+_apply_in_place = jax.jit(_update_group, static_argnums=(0, 1), donate_argnums=(3, 5),
+                          compiler_options=_xla.xla_defaults())
 
 
 def _own(t):
@@ -342,6 +347,7 @@ class Optimizer:
         first = params[0]._data
         eager = TRACE.hypers is None and type(first) is _ARRAY
         if eager:  # an eager step: floats as cached arrays, buffers updated in place where that is safe
+            apply = _apply_eager
             sharding = first.sharding
             if type(sharding) is jax.sharding.SingleDeviceSharding:  # committed only where the parameters are:
                 hp = _as_data(hp, next(iter(sharding.device_set)) if first.committed else None)  # else
