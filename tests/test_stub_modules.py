@@ -31,7 +31,7 @@ NOT_DELIVERED = [
     ("distributed", "split_group", ()), ("distributed", "get_pg_count", ()),
     ("distributed", "Reducer", ()), ("nn.parallel", "replicate", (None, [0])),
     ("jit", "trace_module", (None, None)), ("compiler", "set_stance", ("default",)),
-    ("distributed.tensor", "distribute_tensor", (None, None)), ("distributed.tensor", "DTensor", ()),
+    ("distributed.tensor", "distribute_tensor", (None, None)),
     ("distributed.checkpoint", "StorageWriter", ()),
     ("distributed.checkpoint", "load_sharded_optimizer_state_dict", ()),
     ("distributed._functional_collectives", "wait_tensor", (None,)),

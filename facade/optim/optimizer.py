@@ -340,6 +340,9 @@ class Optimizer:
             st = state.get(p)
             if not st:  # lazy init; torch never creates an entry for stateless updates (SGD without momentum)
                 st = self._init_state(p, group)
+                lay_out = getattr(type(p), "_lay_out_state", None)  # a DTensor's state is laid out like it
+                if lay_out is not None:
+                    st = lay_out(p, st)
                 if st:
                     state[p] = st
             states.append(st)

@@ -17,6 +17,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...nn.modules.module import _IncompatibleKeys
 from .. import _spmd
+from ..tensor._dtensor import DTensor
 
 __all__ = ["StateDictOptions", "get_model_state_dict", "get_optimizer_state_dict", "get_state_dict",
            "set_model_state_dict", "set_optimizer_state_dict", "set_state_dict"]
@@ -96,15 +97,17 @@ def _map_tensors(obj, fn):
 def _full_or_cpu(state_dict, info):
     from ... import distributed as dist
 
-    if info.full_state_dict and info.cpu_offload and dist.is_initialized() and dist.get_rank() != 0:
-        return {}
-
     def convert(t):
-        if info.full_state_dict and _spmd.is_sharded(t):
+        if info.full_state_dict and isinstance(t, DTensor):
+            t = t.full_tensor()  # collective: every rank gathers, even where the result is dropped below
+        elif info.full_state_dict and _spmd.is_sharded(t):
             t = _spmd.gather(t)
         return t.cpu() if info.cpu_offload else t
 
-    return _map_tensors(state_dict, convert) if info.full_state_dict or info.cpu_offload else state_dict
+    out = _map_tensors(state_dict, convert) if info.full_state_dict or info.cpu_offload else state_dict
+    if info.full_state_dict and info.cpu_offload and dist.is_initialized() and dist.get_rank() != 0:
+        return {}
+    return out
 
 
 def _optimizers(optimizers):
@@ -125,8 +128,8 @@ def _init_optim_state(optim):
         return
     for g in optim.param_groups:
         for p in g["params"]:
-            if p.requires_grad:
-                p.grad = zeros_like(p)  # laid out like p
+            if p.requires_grad:  # laid out like p
+                p.grad = p._like(zeros_like(p._local)) if isinstance(p, DTensor) else zeros_like(p)
     lrs = [g["lr"] for g in optim.param_groups if "lr" in g]
     for g in optim.param_groups:
         if "lr" in g:
@@ -241,8 +244,14 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
         _init_optim_state(optim)
         if optim_state_dict:
             optim.load_state_dict(_split(model, optim, optim_state_dict, info))
-        if any(_spmd.is_sharded(p) for g in optim.param_groups for p in g["params"]):
+        if any(_spmd.is_sharded(p) for g in optim.param_groups for p in g["params"] if not isinstance(p, DTensor)):
             _spmd.place_optimizer_state(optim)
+        for p in [p for g in optim.param_groups for p in g["params"] if isinstance(p, DTensor)]:
+            st = optim.state.get(p, {})  # whole values (a full state dict) -> this rank's parts
+            for k, v in st.items():
+                if isinstance(v, Tensor) and not isinstance(v, DTensor) and tuple(v.shape) == tuple(p.shape) \
+                        and v.ndim:
+                    st[k] = p._like(p._part(v).clone())
 
 
 def set_state_dict(model, optimizers, *, model_state_dict, optim_state_dict, options=None) -> _IncompatibleKeys:

@@ -27,6 +27,8 @@ from ... import serialization
 from ..._creation import _put
 from ..._device import CPU, jax_device
 from ..._tensor import Size, Tensor
+from ..tensor._dtensor import DTensor
+from ..tensor.placement_types import Shard
 from . import _storage
 from ._dist import Ranks
 from ._nested import flatten_state_dict, stateful_to_state_dict
@@ -82,7 +84,10 @@ def _items(fqn, value):
     t = value.detach()
     a = t._arr()
     shards = {}
-    if isinstance(a, jax.Array) and len(a.sharding.device_set) > 1 and not a.sharding.is_fully_replicated:
+    if isinstance(t, DTensor):  # this rank's rows of a Shard(0) DTensor (none where its part is empty)
+        if t._local.numel() or not isinstance(t.placements[0], Shard):
+            shards[(t._offset(),) + (0,) * (t.ndim - 1)] = a
+    elif isinstance(a, jax.Array) and len(a.sharding.device_set) > 1 and not a.sharding.is_fully_replicated:
         for s in a.addressable_shards:  # replicas of one shard share its index: each is written once
             shards.setdefault(tuple(sl.start or 0 for sl in s.index), s.data)
     else:

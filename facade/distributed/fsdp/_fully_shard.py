@@ -61,13 +61,18 @@ class FSDPModule:
     def forward(self, *args, **kwargs):
         mp = self._fsdp_policy
         call = super().forward
+        procs = self.__dict__.get("_fsdp_procs")
+        if procs is not None:  # across processes: this rank's batch, its parameters gathered for the call
+            if mp.param_dtype is not None and mp.cast_forward_inputs:
+                args, kwargs = _common._cast((args, kwargs), mp.param_dtype)
+            return _common._cast(procs.forward(call, args, kwargs, mp.param_dtype), mp.output_dtype)
         return _common.forward(self, self, call, args, kwargs, param_dtype=mp.param_dtype,
                                cast_inputs=mp.cast_forward_inputs, output_dtype=mp.output_dtype)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         out = super().load_state_dict(state_dict, strict=strict, assign=assign)
         for m in self.modules():
-            if isinstance(m, FSDPModule):
+            if isinstance(m, FSDPModule) and m.__dict__.get("_fsdp_procs") is None:
                 m._fsdp_layout.apply()
         return out
 
@@ -101,7 +106,6 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
                 mp_policy=MixedPrecisionPolicy(), offload_policy=OffloadPolicy(), ignored_params=None):
     """Shard `module` (or each module of a list) over `mesh` (a DeviceMesh; default: every local device) in
     place; returns it."""
-    _spmd.check_single_process("torch.distributed.fsdp.fully_shard")
     modules = list(module) if isinstance(module, (list, tuple)) else [module]
     for m in modules:
         if not isinstance(m, Module):
@@ -110,11 +114,38 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
         raise TypeError(f"mp_policy must be a MixedPrecisionPolicy, got {type(mp_policy).__name__}")
     for field in ("param_dtype", "reduce_dtype", "output_dtype"):
         _common.dtype_or_none(getattr(mp_policy, field), f"MixedPrecisionPolicy.{field}")
+    if _across():
+        return _fully_shard_across(module, modules, mesh, mp_policy, offload_policy, ignored_params)
+    _spmd.check_single_process("torch.distributed.fsdp.fully_shard")
     m_mesh = _spmd.as_mesh(mesh)
     if isinstance(offload_policy, CPUOffloadPolicy) and m_mesh.devices.flat[0].platform != "cpu":
         raise NotImplementedError("fully_shard: CPUOffloadPolicy on an accelerator is not supported by facade")
     for m in modules:
         m._fsdp_layout = _common.Layout(m, m_mesh, ignored=ignored_params or (), placement=shard_placement_fn)
+        m._fsdp_policy = mp_policy
+        if not isinstance(m, FSDPModule):
+            m.__class__ = _fsdp_class(type(m))
+    return module
+
+
+def _across():
+    from .. import _pg
+
+    return _pg.is_initialized() and _pg.get_world_size(None) > 1
+
+
+def _fully_shard_across(module, modules, mesh, mp_policy, offload_policy, ignored_params):
+    """fully_shard over the default process group's ranks (see _fully_shard_process)."""
+    from ._fully_shard_process import ProcessShards
+
+    if mesh is not None:
+        raise NotImplementedError("fully_shard(mesh=...) across processes is not supported by facade: it shards "
+                                  "over the default process group (leave mesh out)")
+    if isinstance(offload_policy, CPUOffloadPolicy):
+        raise NotImplementedError("fully_shard(offload_policy=CPUOffloadPolicy()) across processes is not "
+                                  "supported by facade")
+    for m in modules:
+        m.__dict__["_fsdp_procs"] = ProcessShards(m, None, ignored_params or ())
         m._fsdp_policy = mp_policy
         if not isinstance(m, FSDPModule):
             m.__class__ = _fsdp_class(type(m))

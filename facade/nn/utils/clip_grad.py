@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 import types
 import warnings
 
@@ -111,6 +112,9 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return Tensor._from_array(jnp.zeros((), jnp.float32))
+    dtensor = sys.modules.get("facade.distributed.tensor._dtensor")  # loaded once fully_shard made DTensors
+    if dtensor is not None and any(isinstance(g, dtensor.DTensor) for g in grads):
+        return dtensor.clip_grad_norm_(grads, float(max_norm), norm_type, error_if_nonfinite)
     arrays = [g._arr() for g in grads]
     if error_if_nonfinite:  # the check comes before any gradient is scaled
         total = _total_norm(arrays, float(norm_type))
