@@ -161,7 +161,8 @@ def _close(got, want, what):
 
 
 def _launch(tmp_path_factory, name, script, configs):
-    """`script` on 2 processes under torchrun and under facade's launcher, once per config (its arguments)."""
+    """`script` on 2 processes under torchrun and under facade's launcher, once per config (its arguments); the
+    reports by (library, config's last argument), and the folder of the runs' outputs under "base"."""
     base = tmp_path_factory.mktemp(name)
     (base / "train.py").write_text(script)
     procs, dirs = [], {}
@@ -173,7 +174,7 @@ def _launch(tmp_path_factory, name, script, configs):
                                  "127.0.0.1", "--master-port", str(_free_port()), str(base / "train.py"), str(d), *cfg],
                                 _env(), base))
     _finish(procs, timeout=240)
-    return {(lib, cfg[-1]): _reports(d, 2) for (lib, cfg), d in dirs.items()}
+    return {(lib, cfg[-1]): _reports(d, 2) for (lib, cfg), d in dirs.items()} | {"base": base}
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,12 @@ state_dict), a resume from them into fresh objects, a sharded torch.distributed.
 bfloat16 compute (MixedPrecisionPolicy), compared rank by rank.
 """
 
+import json
+import sys
+
 import numpy as np
 
+from .test_ddp import _env, _finish, _free_port, _start
 from .test_fsdp_processes import _close, _launch
 
 SCRIPT = '''import json
@@ -110,6 +114,33 @@ dist.destroy_process_group()
 os._exit(0)  # as test_fsdp_processes: torch's gloo may abort in its exit-time destructors
 '''
 
+LOAD = '''import json
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.distributed.checkpoint as dcp
+import torch.nn as nn
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+from torch.distributed.fsdp import fully_shard
+
+dist.init_process_group("gloo")
+m = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 3))
+for layer in (m[0], m[2]):
+    fully_shard(layer)
+fully_shard(m)
+target = {"model": m.state_dict()}
+dcp.load(target, checkpoint_id=sys.argv[1])
+m.load_state_dict(target["model"])
+full = get_model_state_dict(m, options=StateDictOptions(full_state_dict=True))
+if dist.get_rank() == 0:
+    with open(sys.argv[2], "w") as f:
+        json.dump({k: v.tolist() for k, v in full.items()}, f)
+dist.destroy_process_group()
+os._exit(0)
+'''
+
 EXACT = ("class", "params", "state_types")
 CLOSE = ("steps", "grads", "full", "osd", "resumed", "dcp")
 
@@ -126,6 +157,18 @@ def test_fully_shard_across_processes_matches_torch(tmp_path_factory):
         assert [m[1] for m in got["mp"]] == [m[1] for m in want["mp"]]  # the output dtype
         # torch reduce-scatters the bfloat16 gradients, facade float32 ones: close, not equal
         np.testing.assert_allclose([m[0] for m in got["mp"]], [m[0] for m in want["mp"]], rtol=3e-3)
+    # the sharded checkpoints move both ways: each library loads the other's into an FSDP2 model
+    base = runs["base"]
+    (base / "load.py").write_text(LOAD)
+    procs = [_start([sys.executable, "-m", launcher, "--nproc-per-node", "2", "--master-addr", "127.0.0.1",
+                     "--master-port", str(_free_port()), str(base / "load.py"), str(base / f"{other}_fp32" / "ckpt"),
+                     str(base / f"{lib}_loads.json")], _env(), base)
+             for lib, other, launcher in (("torch", "facade", "torch.distributed.run"),
+                                          ("facade", "torch", "facade.distributed.run"))]
+    _finish(procs, timeout=120)
+    for lib, other in (("torch", "facade"), ("facade", "torch")):
+        loaded = json.loads((base / f"{lib}_loads.json").read_text())
+        assert loaded == runs[other, "fp32"][0]["dcp"], f"{lib} loading {other}'s checkpoint"
 
 
 def test_torch_ops_on_a_dtensor_refuse_instead_of_computing_on_the_local_part():
