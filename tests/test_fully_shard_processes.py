@@ -29,6 +29,7 @@ from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model
                                                      get_optimizer_state_dict, set_model_state_dict,
                                                      set_optimizer_state_dict)
 import torch.distributed.checkpoint as dcp
+from torch.distributed.device_mesh import init_device_mesh
 
 out_dir = sys.argv[1]
 dist.init_process_group("gloo")
@@ -96,7 +97,9 @@ m4 = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
 with torch.no_grad():
     for k, p in enumerate(m4.parameters()):
         p.copy_(torch.cos(torch.arange(p.numel(), dtype=torch.float32) * 0.3 + k).reshape(p.shape) * 0.5)
-fully_shard(m4, mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16))
+mesh = init_device_mesh("cpu", (world,), mesh_dim_names=("dp",))
+fully_shard(m4, mesh=mesh, mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16))
+rep["mesh"] = [repr(p.device_mesh) for p in m4.parameters()] + [mesh.get_rank(), mesh.size(), mesh["dp"].size()]
 opt4 = torch.optim.SGD(m4.parameters(), lr=0.5)
 mp = []
 for i in range(3):
@@ -141,7 +144,7 @@ dist.destroy_process_group()
 os._exit(0)
 '''
 
-EXACT = ("class", "params", "state_types")
+EXACT = ("class", "params", "state_types", "mesh")
 CLOSE = ("steps", "grads", "full", "osd", "resumed", "dcp")
 
 

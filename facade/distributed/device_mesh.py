@@ -4,8 +4,9 @@ In torch a DeviceMesh is a grid of ranks, one process per device. Here one proce
 grid through one SPMD program (see facade.distributed._spmd), so a DeviceMesh wraps a `jax.sharding.Mesh` of
 this process's devices (`.jax_mesh`): its "ranks" are the indices of the local devices it holds, `get_rank()`
 is this process's rank, and `get_local_rank()` / `get_coordinate()` are those of the process's first device.
-A mesh spanning several processes is not built here (NotImplementedError); `get_group` has no process group
-to return (collectives over a local mesh run inside the programs, not through process groups).
+Across processes, init_device_mesh gives the 1-D mesh of the default group's ranks (`ProcessMesh`, what
+fully_shard shards over there); other meshes spanning processes are not built here (NotImplementedError). A
+local mesh's `get_group` has no process group to return (its collectives run inside the programs).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .. import _creation
 from .. import _dtype as D
 from . import _spmd
 
-__all__ = ["init_device_mesh", "DeviceMesh"]
+__all__ = ["init_device_mesh", "DeviceMesh", "ProcessMesh"]
 
 
 class DeviceMesh:
@@ -123,10 +124,60 @@ class DeviceMesh:
         return hash((self.device_type, self.mesh_dim_names, self._ranks.tobytes(), self._ranks.shape))
 
 
+class ProcessMesh(DeviceMesh):
+    """The 1-D mesh of the default process group's ranks (one per process), as init_device_mesh gives it across
+    processes: fully_shard shards over it, a DTensor reports it as its device_mesh."""
+
+    def __init__(self, device_type: str, mesh_dim_names=None):
+        from . import _pg
+
+        world = _pg.get_world_size(None)
+        self.device_type, self.mesh_dim_names = device_type, None if mesh_dim_names is None else tuple(mesh_dim_names)
+        self._ranks = np.arange(world)
+
+    def get_rank(self) -> int:
+        from . import _pg
+
+        return _pg.get_rank(None)
+
+    def get_coordinate(self):
+        return (self.get_rank(),)
+
+    def get_group(self, mesh_dim=None):
+        from . import group
+
+        return group.WORLD
+
+    def __getitem__(self, names):
+        names = (names,) if isinstance(names, str) else tuple(names)
+        if names != self.mesh_dim_names:
+            raise KeyError(f"Invalid mesh_dim_names {names} specified. Valid mesh_dim_names are "
+                           f"{list(self.mesh_dim_names or ())}.")
+        return self
+
+
+def _across():
+    from . import _pg
+
+    return _pg.is_initialized() and _pg.get_world_size(None) > 1
+
+
 def init_device_mesh(device_type: str, mesh_shape, *, mesh_dim_names=None, backend_override=None) -> DeviceMesh:
-    """A DeviceMesh of `mesh_shape` over this process's first prod(mesh_shape) devices of `device_type`."""
-    _spmd.check_single_process("init_device_mesh")
+    """A DeviceMesh of `mesh_shape` over this process's first prod(mesh_shape) devices of `device_type`; across
+    processes, the 1-D mesh of the default group's ranks (`ProcessMesh`)."""
     shape = (mesh_shape,) if isinstance(mesh_shape, int) else tuple(mesh_shape)
+    if _across():
+        from . import _pg
+
+        world = _pg.get_world_size(None)
+        if shape != (world,):
+            raise NotImplementedError(f"init_device_mesh({shape}) across processes is not supported by facade: only "
+                                      f"the 1-D mesh of every rank, ({world},), is (fully_shard shards over it)")
+        if mesh_dim_names is not None and len(tuple(mesh_dim_names)) != 1:
+            raise RuntimeError(f"mesh_shape and mesh_dim_names should have same length! Found len(mesh_dim_names): "
+                               f"{len(tuple(mesh_dim_names))} and len(mesh_shape):1.")
+        return ProcessMesh(device_type, mesh_dim_names)
+    _spmd.check_single_process("init_device_mesh")
     if mesh_dim_names is not None and len(tuple(mesh_dim_names)) != len(shape):
         raise RuntimeError(f"mesh_shape and mesh_dim_names should have same length! Found len(mesh_dim_names): "
                            f"{len(tuple(mesh_dim_names))} and len(mesh_shape):{len(shape)}.")

@@ -136,16 +136,17 @@ def _across():
 
 def _fully_shard_across(module, modules, mesh, mp_policy, offload_policy, ignored_params):
     """fully_shard over the default process group's ranks (see _fully_shard_process)."""
+    from ..device_mesh import ProcessMesh
     from ._fully_shard_process import ProcessShards
 
-    if mesh is not None:
-        raise NotImplementedError("fully_shard(mesh=...) across processes is not supported by facade: it shards "
-                                  "over the default process group (leave mesh out)")
+    if mesh is not None and not isinstance(mesh, ProcessMesh):
+        raise NotImplementedError("fully_shard(mesh=...) across processes is not supported by facade except "
+                                  "init_device_mesh's 1-D mesh of every rank (the default process group)")
     if isinstance(offload_policy, CPUOffloadPolicy):
         raise NotImplementedError("fully_shard(offload_policy=CPUOffloadPolicy()) across processes is not "
                                   "supported by facade")
     for m in modules:
-        m.__dict__["_fsdp_procs"] = ProcessShards(m, None, ignored_params or ())
+        m.__dict__["_fsdp_procs"] = ProcessShards(m, None, ignored_params or (), mesh)
         m._fsdp_policy = mp_policy
         if not isinstance(m, FSDPModule):
             m.__class__ = _fsdp_class(type(m))

@@ -95,7 +95,7 @@ class _Plan:
 class ProcessShards:
     """The parameters one fully_shard'ed module manages across the ranks: (path, DTensor) in registration order."""
 
-    def __init__(self, module, group, ignored=()):
+    def __init__(self, module, group, ignored=(), mesh=None):
         ignored = {id(p) for p in ignored}
         made, self.paths = {}, []
         for prefix, sub in module.named_modules(remove_duplicate=False):
@@ -106,7 +106,7 @@ class ProcessShards:
                     raise NotImplementedError("fully_shard across processes: a 0-dim parameter is not supported by "
                                               "facade (torch shards dim 0)")
                 if id(p) not in made:
-                    made[id(p)] = shard(p, group)
+                    made[id(p)] = shard(p, group, mesh=mesh)
                 d = made[id(p)]
                 sub._parameters[name] = d
                 self.paths.append((f"{prefix}.{name}" if prefix else name, d))

@@ -49,17 +49,17 @@ class DTensor(Tensor):
         raise NotImplementedError(f"torch.distributed.tensor.DTensor.from_local: {_OWNER}; fully_shard makes them")
 
     @staticmethod
-    def _make(local, placements, shape, group=None, cls=None):
+    def _make(local, placements, shape, group=None, cls=None, mesh=None):
         t = object.__new__(cls or DTensor)
         for s in ("_rg", "_np", "_base", "_grad", "_grad_fn", "_hooks", "_post_acc_hooks", "_acc"):
             object.__setattr__(t, s, None)
         t._device, t._sv, t._vc, t._retains_grad, t._inference = local._device, 0, 0, False, False
         t.__dict__.update(_local=local, _placements=tuple(placements), _shape=Size(shape), _group=group,
-                          _gview=None)
+                          _gview=None, _mesh=mesh)
         return t
 
     def _like(self, local):
-        return DTensor._make(local, self._placements, self._shape, self._group)
+        return DTensor._make(local, self._placements, self._shape, self._group, mesh=self._mesh)
 
     # ------------------------------------------------------------------ storage: the local part
     @property
@@ -114,7 +114,9 @@ class DTensor(Tensor):
 
     @property
     def device_mesh(self):
-        return _ProcessMesh(self._group, self._device.type)
+        from ..device_mesh import ProcessMesh
+
+        return self._mesh if self._mesh is not None else ProcessMesh(self._device.type)
 
     def full_tensor(self, *, grad_placements=None):
         """The whole tensor on every rank (an all_gather of the parts; collective)."""
@@ -206,44 +208,14 @@ class DParameter(DTensor, Parameter):
 DParameter.__name__ = DParameter.__qualname__ = "DTensor"
 
 
-class _ProcessMesh:
-    """The 1-D mesh of a process group's ranks, as a DTensor's device_mesh reports it."""
-
-    def __init__(self, group, device_type):
-        self.group, self.device_type = group, device_type
-
-    @property
-    def ndim(self):
-        return 1
-
-    def size(self, mesh_dim=None):
-        return _dist().get_world_size(self.group)
-
-    @property
-    def shape(self):
-        return (self.size(),)
-
-    def get_rank(self):
-        return _dist().get_rank()
-
-    def get_local_rank(self, mesh_dim=None):
-        return _dist().get_rank(self.group)
-
-    def get_group(self, mesh_dim=None):
-        return self.group if self.group is not None else _dist().group.WORLD
-
-    def __repr__(self):
-        return f"DeviceMesh(({self.size()},), '{self.device_type}', stride=(1,))"
-
-
-def shard(t, group=None, requires_grad=None):
+def shard(t, group=None, requires_grad=None, mesh=None):
     """A whole tensor (the same on every rank) as a Shard(0) DParameter: this rank keeps its rows."""
     d = _dist()
     n = t.shape[0]
     a, b = chunk_rows(n, d.get_world_size(group), d.get_rank(group))
     local = t.detach()[a:b].clone()
     local.requires_grad = t.requires_grad if requires_grad is None else requires_grad
-    return DTensor._make(local, (Shard(0),), t.shape, group, DParameter)
+    return DTensor._make(local, (Shard(0),), t.shape, group, DParameter, mesh)
 
 
 def gather_rows(local, n, group=None):
