@@ -6,7 +6,8 @@ torch (gloo).
 One script, run under real torch (`torch.distributed.run`) and under facade's launcher with --nproc processes.
 Each rank times, in the same process, an MLP 64-256-256-10 training step (zero_grad, forward, cross-entropy,
 backward, SGD step; batch 32 per rank) four ways: the plain model (no DDP, no communication), the model
-wrapped in DistributedDataParallel, the model wrapped in FullyShardedDataParallel, and under facade also
+wrapped in DistributedDataParallel, in FullyShardedDataParallel, with fully_shard on each Linear and the whole
+(FSDP2: DTensor parameters), and under facade also
 `torch.compile` of the whole DDP step (one SPMD program per rank with the gradient all_reduce inside,
 facade/_compile/_spmd.py). The median ms per step of rank 0 is printed, with the overhead over the plain step.
 """
@@ -30,7 +31,7 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, fully_shard
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -64,8 +65,15 @@ def mlp():
     return nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
 
 
+def fsdp2():
+    m = mlp()
+    for layer in m[::2]:
+        fully_shard(layer)
+    return fully_shard(m)
+
+
 res = {"plain": timed(mlp(), False), "ddp": timed(DDP(mlp()), False),
-       "fsdp": timed(FSDP(mlp(), device_id=torch.device("cpu")), False)}
+       "fsdp": timed(FSDP(mlp(), device_id=torch.device("cpu")), False), "fully_shard": timed(fsdp2(), False)}
 if facade:
     res["plain compiled"] = timed(mlp(), True)
     res["ddp compiled"] = timed(DDP(mlp()), True)
@@ -103,16 +111,16 @@ def main():
         rows = {lib: run(lib, args.nproc, args.steps, Path(d)) for lib in ("torch", "facade")}
     print(f"ms per step, median of {args.steps}, rank 0 of {args.nproc} loopback processes (MLP 64-256-256-10, "
           "batch 32 per rank, SGD)")
-    print(f"{'library':8} {'variant':14} {'ms/step':>8} {'overhead ms':>12}")
+    print(f"{'library':8} {'variant':16} {'ms/step':>8} {'overhead ms':>12}")
     for lib, res in rows.items():
         for compiled in ("", " compiled"):
             if f"plain{compiled}" in res:
                 plain = res[f"plain{compiled}"]
-                print(f"{lib:8} {'plain' + compiled:14} {plain:8.3f}")
-                for wrapper in ("ddp", "fsdp"):
+                print(f"{lib:8} {'plain' + compiled:16} {plain:8.3f}")
+                for wrapper in ("ddp", "fsdp", "fully_shard"):
                     if wrapper + compiled in res:
                         t = res[wrapper + compiled]
-                        print(f"{lib:8} {wrapper + compiled:14} {t:8.3f} {t - plain:12.3f}")
+                        print(f"{lib:8} {wrapper + compiled:16} {t:8.3f} {t - plain:12.3f}")
 
 
 if __name__ == "__main__":

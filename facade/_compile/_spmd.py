@@ -68,7 +68,7 @@ def call(entry, pg, arrays, owned):
         programs[key] = _program(entry.comp.raw, pg, scalars, entry.ndonate if owned else 0)
     fn, out_scalars = programs[key]
     try:
-        outs = fn(*[_collectives._global(pg, a) for a in arrays])
+        outs = _collectives.launch(fn, *[_collectives._global(pg, a) for a in arrays])
     except Exception as e:  # noqa: BLE001 - a peer's death shows as XLA's gloo error: torch's RuntimeError then
         reraise(pg, "torch.compile", e)
     return [o.addressable_data(0).reshape(()) if s else o.addressable_data(0) for o, s in zip(outs, out_scalars)]

@@ -172,10 +172,26 @@ def _jit(kind, static, mesh, out_spec):
     return jax.jit(fn, static_argnames=("n", "shape"), out_shardings=out)
 
 
+_IN_FLIGHT = []  # the outputs of the last program over a process mesh that this process launched
+
+
+def launch(fn, *args, **kwargs):
+    """fn(*args, **kwargs), a program over a process mesh, launched once the previous one has finished. XLA's
+    CPU runtime does not order a device's programs (see facade._multidevice): two collectives in flight at once
+    (FSDP2's gathers of successive layers, which do not depend on each other) may run in either order, and the
+    ranks' messages then pair across them (gloo: "Received data size doesn't match expected size")."""
+    for a in _IN_FLIGHT:
+        if not a.is_deleted():
+            a.block_until_ready()
+    outs = fn(*args, **kwargs)
+    _IN_FLIGHT[:] = [a for a in jax.tree_util.tree_leaves(outs) if isinstance(a, jax.Array)]
+    return outs
+
+
 def _run(pg, kind, static, out_spec, *arrays, shape):
     f = _jit(kind, static, pg.mesh, out_spec)
     try:
-        return f(*(_global(pg, a) for a in arrays), n=pg.size(), shape=tuple(shape))
+        return launch(f, *(_global(pg, a) for a in arrays), n=pg.size(), shape=tuple(shape))
     except Exception as e:  # noqa: BLE001 - a peer died between the metadata exchange and this program
         reraise(pg, kind, e)
 
@@ -246,7 +262,7 @@ def _agree(pg, kind, shape=(), dtype=None, extra=-1, what=None):
     mine = _describe(kind, shape, dtype, extra)
     pg.serial += 1
     g = _global(pg, jax.device_put(mine, pg.device))
-    rows = guarded(pg, kind, lambda: np.asarray(_meta_program(pg.mesh)(g))).reshape(pg.size(), -1)
+    rows = guarded(pg, kind, lambda: np.asarray(launch(_meta_program(pg.mesh), g))).reshape(pg.size(), -1)
     for r, row in enumerate(rows):
         if (row == mine).all():
             continue
