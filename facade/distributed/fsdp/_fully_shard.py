@@ -1,4 +1,5 @@
-"""torch.distributed.fsdp.fully_shard (FSDP2), in one process over a mesh of its local devices.
+"""torch.distributed.fsdp.fully_shard (FSDP2), in one process over a mesh of its local devices; across the
+processes of an initialised process group, each parameter becomes a DTensor (see _fully_shard_process).
 
 `fully_shard(module, mesh=...)` lays out, in place, the parameters of `module` that no inner `fully_shard`
 already manages (see facade.distributed._spmd.fsdp_spec: the largest dimension that divides by the mesh size,

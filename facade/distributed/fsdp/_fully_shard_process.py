@@ -13,11 +13,14 @@ gradients are reduce-scattered in the parameters' dtype, where torch reduces in 
 
 from __future__ import annotations
 
+import math
+
 import facade
 
 from ...autograd.function import Function
 from ...func._module import _reparametrize
 from ..tensor._dtensor import DTensor, chunk_rows, shard
+from ..tensor._dtensor import pad_rows as _pad
 from ._process import _divide_factors
 
 
@@ -66,16 +69,7 @@ class _Gather(Function):
 
 
 def _row(shape):
-    n = 1
-    for s in shape[1:]:
-        n *= s
-    return n
-
-
-def _pad(t, rows):
-    if t.shape[0] == rows:
-        return t
-    return facade.cat([t, facade.zeros((rows - t.shape[0], *t.shape[1:]), dtype=t.dtype, device=t.device)])
+    return math.prod(shape[1:])
 
 
 class _Plan:

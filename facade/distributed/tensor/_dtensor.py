@@ -224,14 +224,14 @@ def gather_rows(local, n, group=None):
     world = d.get_world_size(group)
     c = -(-n // world) if n else 0
     rest = tuple(local.shape[1:])
-    padded = _pad_rows(local, c)
+    padded = pad_rows(local, c)
     out = padded.new_empty((world * c, *rest)) if c else padded.new_empty((0, *rest))
     if c:
         d.all_gather_single(out, padded.contiguous(), group=group)
     return out[:n]
 
 
-def _pad_rows(local, c):
+def pad_rows(local, c):
     if local.shape[0] == c:
         return local
     from ... import cat, zeros
