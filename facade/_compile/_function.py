@@ -211,7 +211,10 @@ class CompiledFunction:
         if device is not None:  # hyperparameters as the device arrays jit would make of them, made once per value
             on = device if tensors[0]._data.committed else None  # uncommitted with uncommitted state (one signature)
             floats = [_optim._scalar_data(x, on) if type(x) is float else x for x in floats]
-        keys = [_committed(_random._key_on(g, g.device), g.device, sharded) for g in st.found.generators]
+        # a generator's key goes where the program runs (the state's device), as eager draws move it to the tensor's
+        here = tensors[0]._device if device is not None else None
+        keys = [_committed(_random._key_on(g, here or g.device), here or g.device, sharded)
+                for g in st.found.generators]
         inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
