@@ -18,9 +18,11 @@ import math
 import os
 
 import jax
-import jax.extend
 import jax.numpy as jnp
 import numpy as np
+
+from functional.core import RBG
+from functional.core import bits as _bits
 
 from . import _creation as C
 from . import _deferred, _host
@@ -230,33 +232,12 @@ _SAMPLERS = {f.__name__[1:]: f for f in (_uniform, _normal, _randint, _bernoulli
                                          _log_normal, _cauchy, _poisson, _binomial, _multinomial)}
 
 
-def _bits(state, shape, dtype=jnp.uint32):
-    """(next state, bits) from XLA's RngBitGenerator with its threefry algorithm (the same on every backend): a
-    4-word state, a key and a counter. Drawn flat, so a longer draw begins with a shorter one's values."""
-    state, bits = jax.lax.rng_bit_generator(state, (math.prod(shape),), dtype, algorithm=_THREE_FRY)
-    return state, bits.reshape(shape)
-
-
-_THREE_FRY = jax.lax.RandomAlgorithm.RNG_THREE_FRY
-_UINT = {8: jnp.uint8, 16: jnp.uint16, 32: jnp.uint32, 64: jnp.uint64}
-# The samplers' key type: jax.random's functions over `_bits`. One RngBitGenerator op compiles in about half the
-# time of JAX's threefry (a split and a draw: two threefry loops), and a draw runs faster.
-_RBG = jax.extend.random.define_prng_impl(
-    key_shape=(4,),
-    seed=lambda s: jnp.zeros(4, jnp.uint32).at[0].set(jnp.asarray(s).astype(jnp.uint32)),
-    split=lambda k, shape: _bits(k, (*shape, 4))[1],
-    random_bits=lambda k, width, shape: _bits(k, shape, _UINT[width])[1],
-    fold_in=lambda k, d: _bits(k.at[2:].set(jnp.stack([jnp.asarray(d).astype(jnp.uint32), jnp.uint32(1 << 31)])),
-                               (4,))[1],
-    name="facade_rbg_threefry", tag="frbg")
-
-
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def _run(kind, static, key, *params):
     """One draw: the generator's next key is the first two words of its key's stream, the sample is drawn from the
     words after them."""
     state, new = _bits(jnp.concatenate([key, jnp.zeros(2, jnp.uint32)]), (2,))
-    return new, _SAMPLERS[kind](jax.random.wrap_key_data(state, impl=_RBG), static, *params)
+    return new, _SAMPLERS[kind](jax.random.wrap_key_data(state, impl=RBG), static, *params)
 
 
 @jax.jit
