@@ -81,6 +81,12 @@ def is_initialized() -> bool:
     return _State.world is not None
 
 
+def spans_processes(group=None) -> bool:
+    """Whether `group` (the default one by default) is an initialised process group of more than one rank: what
+    decides whether a wrapper (DDP, FSDP, fully_shard, a device mesh) works across processes."""
+    return is_initialized() and get_world_size(group) > 1
+
+
 def default_group() -> ProcessGroup:
     if _State.world is None:
         raise ValueError(_NOT_INIT)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _creation
 from .. import _dtype as D
-from . import _spmd
+from . import _pg, _spmd
 
 __all__ = ["init_device_mesh", "DeviceMesh", "ProcessMesh"]
 
@@ -129,15 +129,11 @@ class ProcessMesh(DeviceMesh):
     processes: fully_shard shards over it, a DTensor reports it as its device_mesh."""
 
     def __init__(self, device_type: str, mesh_dim_names=None):
-        from . import _pg
-
         world = _pg.get_world_size(None)
         self.device_type, self.mesh_dim_names = device_type, None if mesh_dim_names is None else tuple(mesh_dim_names)
         self._ranks = np.arange(world)
 
     def get_rank(self) -> int:
-        from . import _pg
-
         return _pg.get_rank(None)
 
     def get_coordinate(self):
@@ -156,19 +152,11 @@ class ProcessMesh(DeviceMesh):
         return self
 
 
-def _across():
-    from . import _pg
-
-    return _pg.is_initialized() and _pg.get_world_size(None) > 1
-
-
 def init_device_mesh(device_type: str, mesh_shape, *, mesh_dim_names=None, backend_override=None) -> DeviceMesh:
     """A DeviceMesh of `mesh_shape` over this process's first prod(mesh_shape) devices of `device_type`; across
     processes, the 1-D mesh of the default group's ranks (`ProcessMesh`)."""
     shape = (mesh_shape,) if isinstance(mesh_shape, int) else tuple(mesh_shape)
-    if _across():
-        from . import _pg
-
+    if _pg.spans_processes():
         world = _pg.get_world_size(None)
         if shape != (world,):
             raise NotImplementedError(f"init_device_mesh({shape}) across processes is not supported by facade: only "

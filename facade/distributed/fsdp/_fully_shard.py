@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..._unsupported import unsupported
 from ...nn.modules.module import Module
-from .. import _spmd
+from .. import _pg, _spmd
 from . import _common
 
 __all__ = ["fully_shard", "FSDPModule", "MixedPrecisionPolicy", "OffloadPolicy", "CPUOffloadPolicy",
@@ -115,7 +115,7 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
         raise TypeError(f"mp_policy must be a MixedPrecisionPolicy, got {type(mp_policy).__name__}")
     for field in ("param_dtype", "reduce_dtype", "output_dtype"):
         _common.dtype_or_none(getattr(mp_policy, field), f"MixedPrecisionPolicy.{field}")
-    if _across():
+    if _pg.spans_processes():
         return _fully_shard_across(module, modules, mesh, mp_policy, offload_policy, ignored_params)
     _spmd.check_single_process("torch.distributed.fsdp.fully_shard")
     m_mesh = _spmd.as_mesh(mesh)
@@ -127,12 +127,6 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=None, shard_placemen
         if not isinstance(m, FSDPModule):
             m.__class__ = _fsdp_class(type(m))
     return module
-
-
-def _across():
-    from .. import _pg
-
-    return _pg.is_initialized() and _pg.get_world_size(None) > 1
 
 
 def _fully_shard_across(module, modules, mesh, mp_policy, offload_policy, ignored_params):

@@ -46,7 +46,7 @@ import contextlib
 import jax
 
 from ...nn.modules.module import Module
-from .. import _spmd
+from .. import _pg, _spmd
 from . import _common, _process
 from .api import (
     FullOptimStateDictConfig,
@@ -76,7 +76,7 @@ class FullyShardedDataParallel(Module):
                  backward_prefetch=None, mixed_precision=None, ignored_modules=None, param_init_fn=None,
                  device_id=None, sync_module_states=False, forward_prefetch=False, limit_all_gathers=True,
                  use_orig_params=False, ignored_states=None, device_mesh=None):
-        across = _across(process_group)
+        across = _pg.spans_processes(process_group)
         if not across:
             _spmd.check_single_process("torch.distributed.fsdp.FullyShardedDataParallel")
         if not isinstance(module, Module):
@@ -330,13 +330,6 @@ def _param_names(model, optim):
     by_id = {id(p): n.replace(_PREFIX, "") for n, p in model.named_parameters()}
     ids = [id(p) for g in optim.param_groups for p in g["params"]]
     return {i: by_id[pid] for i, pid in enumerate(ids)}
-
-
-def _across(group):
-    """Whether a wrapper over `group` spans processes (an initialised process group of more than one rank)."""
-    from .. import _pg
-
-    return _pg.is_initialized() and _pg.get_world_size(group) > 1
 
 
 def _check_across(module, strategy, device_mesh):
