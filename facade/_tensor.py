@@ -9,6 +9,7 @@ writes through either side show in the other; it is read afresh at every use.
 
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 
@@ -74,6 +75,12 @@ class Size(tuple):
 
 
 def _contiguous_strides(shape):
+    """torch's strides of a contiguous tensor of `shape` (a size-0 dim counts as 1)."""
+    return _strides_of(tuple(shape))
+
+
+@functools.lru_cache(4096)  # every view op asks for them, with a handful of shapes
+def _strides_of(shape):
     strides, acc = [], 1
     for s in reversed(shape):
         strides.append(acc)

@@ -20,7 +20,7 @@ import functional as F
 from .. import _deferred, _host, _ragged
 from .. import _dtype as D
 from .._dispatch import Op, call, call_inplace
-from .._tensor import _TYPE_NAMES, Tensor
+from .._tensor import _TYPE_NAMES, Tensor, _contiguous_strides
 from ..autograd.grad_mode import STATE
 from .shape import _rule, _w
 
@@ -336,14 +336,6 @@ _SET_BASIC = Op("__setitem__", F.setitem, arrays=("input", "indices", "values"),
                 function=False, grad_name="CopySlices")
 _SET_ADVANCED = Op("__setitem__", F.setitem, arrays=("input", "indices", "values"), saves=(), method=False,
                    function=False, grad_name="IndexPutBackward0")
-
-
-def _contiguous_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n
-    return strides[::-1]
 
 
 def _window(self, index):

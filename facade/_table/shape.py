@@ -6,6 +6,8 @@ Each view row also carries a `geometry` rule, (shape, strides, offset) of the in
 are torch's without reading any data (size-1 and expanded dims included).
 """
 
+import functools
+
 import jax
 import numpy as np
 
@@ -22,6 +24,14 @@ from .._tensor import Tensor
 def compute_stride(shape, strides, new_shape):
     """Strides of `new_shape` viewing memory laid out as (shape, strides), or None where no view can
     (torch's computeStride: each run of dims that is contiguous in memory may be re-split freely)."""
+    try:
+        return _compute_stride(tuple(shape), tuple(strides), tuple(new_shape))
+    except TypeError:  # an unhashable size: computed without the cache
+        return _compute_stride.__wrapped__(shape, strides, new_shape)
+
+
+@functools.lru_cache(4096)  # every view and reshape asks, twice (is it a view? its strides), with a few shapes
+def _compute_stride(shape, strides, new_shape):
     if not shape:
         return (1,) * len(new_shape)
     numel = 1
