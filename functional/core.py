@@ -1,4 +1,4 @@
-"""Casting, copying and the scatter used by writes through views."""
+"""Casting, copying, the scatter used by writes through views, and the random key type of every sampler."""
 
 import math
 
