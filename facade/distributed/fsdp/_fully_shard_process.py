@@ -19,15 +19,9 @@ import facade
 
 from ...autograd.function import Function
 from ...func._module import _reparametrize
-from ..tensor._dtensor import DTensor, chunk_rows, shard
+from ..tensor._dtensor import DTensor, chunk_rows, rows_per_rank, shard
 from ..tensor._dtensor import pad_rows as _pad
-from ._process import _divide_factors
-
-
-def _dist():
-    from ... import distributed
-
-    return distributed
+from ._process import _dist, _divide_factors
 
 
 class _Gather(Function):
@@ -77,7 +71,7 @@ class _Plan:
         dist = _dist()
         self.group, self.world, rank = group, dist.get_world_size(group), dist.get_rank(group)
         self.shapes = [tuple(p.shape) for p in params]
-        self.rows = [-(-s[0] // self.world) for s in self.shapes]
+        self.rows = [rows_per_rank(s[0], self.world) for s in self.shapes]
         self.mine = [chunk_rows(s[0], self.world, rank) for s in self.shapes]
         dtypes = {p.dtype for p in params}
         if len(dtypes) > 1:

@@ -30,9 +30,14 @@ def _dist():
     return distributed
 
 
+def rows_per_rank(n, world):
+    """torch.chunk's chunk length for n rows over `world` ranks (the last ranks may hold fewer, or none)."""
+    return -(-n // world)
+
+
 def chunk_rows(n, world, rank):
     """torch.chunk's rows of rank `rank`: [start, stop) of n rows over `world` ranks."""
-    c = -(-n // world) if n else 0
+    c = rows_per_rank(n, world)
     return min(rank * c, n), min((rank + 1) * c, n)
 
 
@@ -156,19 +161,22 @@ class DTensor(Tensor):
             self._local.copy_(self._part(src))
         return self
 
+    def _rows(self):
+        """[start, stop) of this rank's part in the whole's rows (all of them where replicated)."""
+        if isinstance(self._placements[0], Replicate):
+            return 0, self._shape[0] if self._shape else 0
+        d = _dist()
+        return chunk_rows(self._shape[0], d.get_world_size(self._group), d.get_rank(self._group))
+
     def _offset(self):
         """The first row of this rank's part in the whole."""
-        if isinstance(self._placements[0], Replicate):
-            return 0
-        d = _dist()
-        return chunk_rows(self._shape[0], d.get_world_size(self._group), d.get_rank(self._group))[0]
+        return self._rows()[0]
 
     def _part(self, full):
         """This rank's part of a whole tensor laid out like self."""
         if isinstance(self._placements[0], Replicate):
             return full
-        d = _dist()
-        a, b = chunk_rows(self._shape[0], d.get_world_size(self._group), d.get_rank(self._group))
+        a, b = self._rows()
         return full[a:b]
 
     def _lay_out_state(self, state):
@@ -222,7 +230,7 @@ def gather_rows(local, n, group=None):
     """The whole tensor of n rows from each rank's chunk_rows part (collective, not differentiable)."""
     d = _dist()
     world = d.get_world_size(group)
-    c = -(-n // world) if n else 0
+    c = rows_per_rank(n, world)
     rest = tuple(local.shape[1:])
     padded = pad_rows(local, c)
     out = padded.new_empty((world * c, *rest)) if c else padded.new_empty((0, *rest))
