@@ -17,8 +17,12 @@ powers of two), so each rank's piece gets the average gradient over the ranks, a
 on `parameters()` after wrapping updates the pieces; its state is sharded with them. `no_sync()` keeps the full
 gradient on the rank until the next synchronised backward adds it in.
 
-Full state dicts (model and optimizer) gather the pieces back into the module's own keys and shapes; sharded
-and local state dicts, nested FSDP wrappers and HYBRID_SHARD raise NotImplementedError across processes.
+State dicts, model and optimizer: FULL_STATE_DICT gathers the pieces back into the module's own keys and shapes;
+SHARDED_STATE_DICT gives each parameter (and its optimizer state) as the rows torch.chunk gives this rank, a Shard(0)
+DTensor of the whole shape where torch gives a ShardedTensor laid out alike (torch.distributed.checkpoint saves
+and loads either); LOCAL_STATE_DICT gives this rank's piece of the flat vector under `_flat_param` (a DTensor of
+the padded flat length where torch's is a ShardedTensor) and, with use_orig_params, each parameter's 1-D part of
+it, as torch's. Nested FSDP wrappers and HYBRID_SHARD raise NotImplementedError across processes.
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ from ...autograd.grad_mode import no_grad
 from ...func._module import _reparametrize
 from ...nn.modules.module import _IncompatibleKeys
 from ...nn.parameter import Parameter
+from ..tensor._dtensor import DTensor, shard
+from ..tensor.placement_types import Shard
+from .api import StateDictType
 
 _ALIGN_BYTES = 16  # torch's FSDP alignment of each original parameter in a use_orig_params flat parameter
 
@@ -194,12 +201,16 @@ class ProcessShards:
     def set_full(self, values):
         """Lay out whole parameter values (one per unique parameter) as this rank's piece."""
         with no_grad():
-            local = self._local_of([v.detach().reshape(-1).to(self.dtype) for v in values], whole=True)
-            if self.flat_param is not None:
-                self.flat_param.copy_(local)
-            else:
-                for p, (a, b) in zip(self.params, self.pieces):
-                    p.copy_(local[a:b])
+            self._set_local(self._local_of([v.detach().reshape(-1).to(self.dtype) for v in values], whole=True))
+
+    @no_grad()
+    def _set_local(self, local):
+        """Write this rank's piece of the flat vector into the parameters that hold it."""
+        if self.flat_param is not None:
+            self.flat_param.copy_(local)
+        else:
+            for p, (a, b) in zip(self.params, self.pieces):
+                p.copy_(local[a:b])
 
     # ------------------------------------------------------------------ gradients
     def clip_grad_norm_(self, max_norm, norm_type=2.0):
@@ -224,18 +235,62 @@ class ProcessShards:
         return total.to(grads[0].dtype) if grads else total
 
     # ------------------------------------------------------------------ state dicts
-    def state_dict(self, module_sd, prefix, rank0_only):
+    def state_dict(self, module_sd, prefix, kind, rank0_only):
+        """The wrapped module's state dict `module_sd` with this wrapper's parameters laid out as StateDictType
+        `kind` gives them (see the module docstring); collective except for LOCAL_STATE_DICT."""
+        if kind is StateDictType.LOCAL_STATE_DICT:
+            out = OrderedDict((k, v) for k, v in module_sd.items() if not k.endswith("_flat_param"))
+            out[prefix + "_flat_param"] = DTensor._make(self.local().detach(), (Shard(0),), (self.shard * self.world,),
+                                                         self.group)
+            if self.flat_param is not None:  # torch's order: the flat parameter first, as the module registers it
+                out.move_to_end(prefix + "_flat_param", last=False)
+            return out
         full = self.full_params()
         if rank0_only and self.rank != 0:
             return OrderedDict()
+        sharded = kind is StateDictType.SHARDED_STATE_DICT
         out = OrderedDict()
         for k in self.keys:
             i = self.by_path.get(k)
-            out[prefix + k] = full[i] if i is not None else module_sd[prefix + k]
+            out[prefix + k] = module_sd[prefix + k] if i is None else self._rows(full[i]) if sharded else full[i]
         return out
 
-    def load_state_dict(self, state_dict, strict):
+    def _rows(self, whole):
+        """This rank's rows of a whole tensor, as a Shard(0) DTensor (torch's SHARDED_STATE_DICT values)."""
+        return shard(whole, self.group, requires_grad=False, cls=DTensor) if whole.ndim else whole
+
+    def load_state_dict(self, state_dict, kind, strict):
+        """Take a state dict of StateDictType `kind`: whole tensors (FULL_STATE_DICT), DTensors (SHARDED), or this
+        rank's piece under `_flat_param` (LOCAL); collective except for LOCAL_STATE_DICT."""
         own = {k: v for k, v in state_dict.items() if k in self.by_path}
+        if kind is StateDictType.LOCAL_STATE_DICT:
+            if "_flat_param" not in state_dict:
+                raise RuntimeError("FullyShardedDataParallel.load_state_dict with LOCAL_STATE_DICT: no '_flat_param' "
+                                   f"in the state dict (keys: {list(state_dict)})")
+            self._set_local(_local_part(state_dict["_flat_param"], (self.shard,)))
+            missing = []
+        else:
+            if kind is StateDictType.SHARDED_STATE_DICT:
+                for k, v in own.items():
+                    if v.ndim and not isinstance(v, DTensor):
+                        raise AssertionError(f"Expected ShardedTensor, got {type(v)}: SHARDED_STATE_DICT values are "
+                                             f"DTensors here (key {k!r})")
+            own = {k: v.full_tensor() if isinstance(v, DTensor) else v for k, v in own.items()}  # collective
+            missing = self._load_whole(own)
+        rest = self.module.load_state_dict({k: v for k, v in state_dict.items() if k not in own and k != "_flat_param"},
+                                           strict=False)
+        missing += [k for k in rest.missing_keys if k not in self.by_path and k != "_flat_param"]
+        unexpected = list(rest.unexpected_keys)
+        if strict and (missing or unexpected):
+            msgs = ([f"Missing key(s) in state_dict: {', '.join(repr(k) for k in missing)}. "] if missing else []) + \
+                   ([f"Unexpected key(s) in state_dict: {', '.join(repr(k) for k in unexpected)}. "]
+                    if unexpected else [])
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self.module).__name__}:\n\t"
+                               + "\n\t".join(msgs))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_whole(self, own):
+        """Lay out the whole parameter values of `own` ({path: tensor}); the paths it lacks (returned) keep theirs."""
         missing = [path for path, _ in self.paths if path not in own]
         values = [p for p in self.full_params()] if missing else [None] * len(self.params)
         for path, i in self.paths:
@@ -247,19 +302,11 @@ class ProcessShards:
                                        f"checkpoint, the shape in current model is {self.shapes[i]}.")
                 values[i] = v
         self.set_full(values)
-        rest = self.module.load_state_dict({k: v for k, v in state_dict.items() if k not in own}, strict=False)
-        missing += [k for k in rest.missing_keys if k not in self.by_path and k != "_flat_param"]
-        unexpected = list(rest.unexpected_keys)
-        if strict and (missing or unexpected):
-            msgs = ([f"Missing key(s) in state_dict: {', '.join(repr(k) for k in missing)}. "] if missing else []) + \
-                   ([f"Unexpected key(s) in state_dict: {', '.join(repr(k) for k in unexpected)}. "]
-                    if unexpected else [])
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self.module).__name__}:\n\t"
-                               + "\n\t".join(msgs))
-        return _IncompatibleKeys(missing, unexpected)
+        return missing
 
-    def optim_state(self, state):
-        """{name: full state} of this wrapper's parameters from the optimizer's {Parameter: state}."""
+    def optim_state(self, state, sharded=False):
+        """{name: full state} of this wrapper's parameters from the optimizer's {Parameter: state}; `sharded`: each
+        parameter's state tensors as this rank's rows (SHARDED_STATE_DICT, as `state_dict`). Collective."""
         held = self.held()
         per = [state.get(p, {}) for p in held]
         keys = list(dict.fromkeys(k for s in per for k in s))
@@ -274,7 +321,7 @@ class ProcessShards:
                 with no_grad():
                     full = self.split(self.all_gather(local))
                 for i in range(len(self.params)):
-                    out[self.names[i]][k] = full[i].clone()
+                    out[self.names[i]][k] = self._rows(full[i]) if sharded else full[i].clone()
             else:
                 for i in range(len(self.params)):
                     out[self.names[i]][k] = sample.clone() if isinstance(sample, facade.Tensor) else sample
@@ -287,7 +334,7 @@ class ProcessShards:
             return {}
         out = {p: {} for p in self.held()}
         for k in given[0]:
-            values = [s[k] for s in given]
+            values = [s[k].full_tensor() if isinstance(s[k], DTensor) else s[k] for s in given]  # collective
             if all(isinstance(v, facade.Tensor) and v.ndim and tuple(v.shape) == s
                    for v, s in zip(values, self.shapes)):
                 with no_grad():
@@ -301,3 +348,12 @@ class ProcessShards:
                 for st in out.values():
                     st[k] = values[0].clone() if isinstance(values[0], facade.Tensor) else values[0]
         return out
+
+
+def _local_part(value, shape):
+    """The tensor a LOCAL_STATE_DICT's `_flat_param` holds for this rank (a DTensor's local part), of `shape`."""
+    local = value.to_local() if isinstance(value, DTensor) else value
+    if tuple(local.shape) != shape:
+        raise RuntimeError(f"FullyShardedDataParallel.load_state_dict with LOCAL_STATE_DICT: this rank's "
+                           f"'_flat_param' piece has shape {tuple(local.shape)}, the wrapper's is {shape}")
+    return local

@@ -11,7 +11,8 @@ Across processes (an initialised process group of more than one rank) a wrapper 
 parameter, rank by rank, and gathers and reduce-scatters it with facade.distributed's collectives: see
 _process.py. The options below describe the one-process mesh; across processes FULL_SHARD and SHARD_GRAD_OP
 shard, mixed_precision casts the gathered parameters, sync_module_states broadcasts rank 0's values, no_sync
-keeps the full gradients until the next synchronised backward, and only full state dicts are built.
+keeps the full gradients until the next synchronised backward, and full, sharded and local state dicts are built
+(the optimizer's: full and sharded).
 
 torch's options, and what they do here:
 
@@ -166,9 +167,9 @@ class FullyShardedDataParallel(Module):
         laid out on the mesh (SHARDED_STATE_DICT, LOCAL_STATE_DICT)."""
         if self._fsdp_shards is not None:
             settings = self._state_dict_settings
-            _full_only(settings.state_dict_type, "state_dict")
             sd = self._fsdp_wrapped_module.state_dict(prefix=prefix, keep_vars=keep_vars)
-            sd = self._fsdp_shards.state_dict(sd, prefix, settings.state_dict_config.rank0_only)
+            sd = self._fsdp_shards.state_dict(sd, prefix, settings.state_dict_type,
+                                              getattr(settings.state_dict_config, "rank0_only", False))
             if destination is not None:
                 destination.update(sd)
                 return destination
@@ -183,8 +184,7 @@ class FullyShardedDataParallel(Module):
     def load_state_dict(self, state_dict, strict=True, assign=False):
         state_dict = {(k[len(_PREFIX):] if k.startswith(_PREFIX) else k): v for k, v in state_dict.items()}
         if self._fsdp_shards is not None:
-            _full_only(self._state_dict_settings.state_dict_type, "load_state_dict")
-            return self._fsdp_shards.load_state_dict(state_dict, strict)
+            return self._fsdp_shards.load_state_dict(state_dict, self._state_dict_settings.state_dict_type, strict)
         out = self._fsdp_wrapped_module.load_state_dict(state_dict, strict=strict, assign=assign)
         for m in FullyShardedDataParallel.fsdp_modules(self):
             m._fsdp_layout.apply()
@@ -345,10 +345,10 @@ def _check_across(module, strategy, device_mesh):
                                   f"(one flat parameter per wrapper, fully sharded over the process group)")
 
 
-def _full_only(kind, what):
-    if kind is not StateDictType.FULL_STATE_DICT:
+def _no_local(kind, what):
+    if kind is StateDictType.LOCAL_STATE_DICT:
         raise NotImplementedError(f"FullyShardedDataParallel.{what} with {kind} across processes is not supported "
-                                  f"by facade: use StateDictType.FULL_STATE_DICT")
+                                  f"by facade: use StateDictType.FULL_STATE_DICT or SHARDED_STATE_DICT")
 
 
 def _shards(module):
@@ -356,12 +356,14 @@ def _shards(module):
 
 
 def _process_optim_state_dict(model, optim, shards):
-    """torch's FULL optimizer state dict of wrappers spanning processes: whole state under parameter names."""
-    cfg = FullyShardedDataParallel.get_state_dict_type(model).optim_state_dict_config
-    _full_only(FullyShardedDataParallel.get_state_dict_type(model).state_dict_type, "optim_state_dict")
+    """torch's optimizer state dict of wrappers spanning processes, under parameter names: whole state
+    (FULL_STATE_DICT) or this rank's rows of it (SHARDED_STATE_DICT)."""
+    settings = FullyShardedDataParallel.get_state_dict_type(model)
+    cfg = settings.optim_state_dict_config
+    _no_local(settings.state_dict_type, "optim_state_dict")
     state, names = {}, {}
     for sh in shards:
-        state.update(sh.optim_state(optim.state))
+        state.update(sh.optim_state(optim.state, sharded=settings.state_dict_type is StateDictType.SHARDED_STATE_DICT))
         for p in sh.held():
             names[id(p)] = list(sh.names.values()) if sh.flat_param is not None else \
                 [sh.names[i] for i, q in enumerate(sh.params) if q is p]

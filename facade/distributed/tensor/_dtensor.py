@@ -216,14 +216,14 @@ class DParameter(DTensor, Parameter):
 DParameter.__name__ = DParameter.__qualname__ = "DTensor"
 
 
-def shard(t, group=None, requires_grad=None, mesh=None):
-    """A whole tensor (the same on every rank) as a Shard(0) DParameter: this rank keeps its rows."""
+def shard(t, group=None, requires_grad=None, mesh=None, cls=None):
+    """A whole tensor (the same on every rank) as a Shard(0) DParameter (or `cls`): this rank keeps its rows."""
     d = _dist()
     n = t.shape[0]
     a, b = chunk_rows(n, d.get_world_size(group), d.get_rank(group))
     local = t.detach()[a:b].clone()
     local.requires_grad = t.requires_grad if requires_grad is None else requires_grad
-    return DTensor._make(local, (Shard(0),), t.shape, group, DParameter, mesh)
+    return DTensor._make(local, (Shard(0),), t.shape, group, cls or DParameter, mesh)
 
 
 def gather_rows(local, n, group=None):
