@@ -67,6 +67,14 @@ SCRIPT = textwrap.dedent('''
     ol = [torch.zeros(2) for _ in range(n)]
     dist.all_to_all(ol, [torch.full((2,), 10.0 * r + j) for j in range(n)]); rec("all_to_all", ol)
     o = torch.zeros(2 * n); dist.all_to_all_single(o, torch.arange(2.0 * n) + 100 * r); rec("all_to_all_single", o)
+    if os.environ["LIB"] == "facade":  # blocks of other shapes: NCCL's all_to_all, which gloo refuses
+        ol = [torch.zeros(i + 1, r + 2) for i in range(n)]  # rank r sends rank j a (r + 1) x (j + 2) block
+        dist.all_to_all(ol, [torch.full((r + 1, j + 2), 10.0 * r + j) for j in range(n)])
+        out["_all_to_all_uneven"] = [t.tolist() for t in ol]
+    ins, outs = [r + j + (j == 1) for j in range(n)], [i + r + (r == 1) for i in range(n)]  # rank 0 sends 0 rows to 0
+    o = torch.zeros(sum(outs), 2)
+    dist.all_to_all_single(o, torch.arange(2.0 * sum(ins)).reshape(-1, 2) + 100 * r, outs, ins)
+    rec("all_to_all_single_uneven", o)
     objs = [None] * n; dist.all_gather_object(objs, {"rank": r, "pad": "x" * (3 * r)}); rec("all_gather_object", objs)
     bl = [1, "two", {"r": r}] if r == top else [None, None, None]
     dist.broadcast_object_list(bl, src=top); rec("broadcast_object_list", bl)
@@ -108,6 +116,11 @@ SCRIPT = textwrap.dedent('''
             dist.all_reduce(torch.ones(3 + r))
         except RuntimeError as e:
             out["_mismatch"] = str(e)
+        outs = [1 + (r == 1 and i == 0) for i in range(n)]  # rank 1 expects 2 rows of rank 0, which sends 1
+        try:
+            dist.all_to_all_single(torch.zeros(sum(outs), 2), torch.ones(n, 2), outs, [1] * n)
+        except RuntimeError as e:
+            out["_split_mismatch"] = str(e)
         x = torch.ones(2); dist.all_reduce(x); out["_after_mismatch"] = x.tolist()
     print("RESULT " + json.dumps(out), flush=True)
     dist.destroy_process_group()
@@ -180,6 +193,8 @@ def test_every_collective_matches_torch(n):
     for r in range(n):
         _same(want[r], got[r])
         assert got[r]["_compiles"] == 0
+        # torch's definition, which gloo cannot run for blocks of different shapes: block i comes from rank i
+        assert got[r]["_all_to_all_uneven"] == [[[10.0 * i + r] * (r + 2)] * (i + 1) for i in range(n)]
     print(f"\nsmall all_reduce latency, {n} ranks: facade {got[0]['_latency_us']:.0f} us, "
           f"torch gloo {want[0]['_latency_us']:.0f} us")
 
@@ -190,6 +205,8 @@ def test_mismatched_shapes_raise_on_every_rank():
         mine, theirs = ([3], [4]) if r == 0 else ([4], [3])
         assert rec["_mismatch"] == (f"all_reduce: tensor shapes differ across ranks: rank {1 - r} has {theirs}, this "
                                     f"rank ({r}) has {mine}")
+        assert rec["_split_mismatch"] == ("all_to_all_single: rank 0 sends 2 elements to rank 1, which expects 4 "
+                                          "from it: the blocks' sizes must agree across ranks")
         assert rec["_after_mismatch"] == [2.0, 2.0]  # the group still works
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import math
 import warnings
 
 import jax
@@ -509,18 +510,24 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False, group_ds
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """torch.distributed.all_to_all: output_tensor_list[i] of rank j becomes input_tensor_list[j] of rank i."""
+    """torch.distributed.all_to_all: output_tensor_list[i] of rank j becomes input_tensor_list[j] of rank i (the
+    blocks may differ in shape: see `_uneven`)."""
     pg = resolve(group, "all_to_all")
     if pg is None:
         return None
     _check_list(output_tensor_list, "output_tensor_list")
     _check_list(input_tensor_list, "input_tensor_list")
     n, shape = pg.size(), tuple(input_tensor_list[0].shape) if input_tensor_list else ()
+    for name, tensors in (("input_tensor_list", input_tensor_list), ("output_tensor_list", output_tensor_list)):
+        if len(tensors) != n:
+            raise RuntimeError(f"all_to_all: {name} holds {len(tensors)} tensors, one per rank of the group expected "
+                               f"({n})")
     if len({tuple(t.shape) for t in (*input_tensor_list, *output_tensor_list)}) > 1:
-        raise NotImplementedError("torch.distributed.all_to_all with tensors of different shapes is not supported "
-                                  "by facade: its all-to-all is one program over equal blocks")
-    _check_sizes("all_to_all", input_tensor_list, shape, n)
-    _check_sizes("all_to_all", output_tensor_list, shape, n)
+        blocks = [t._arr().reshape(-1) for t in input_tensor_list]
+        got = _uneven(pg, "all_to_all", blocks, [t.numel() for t in output_tensor_list])
+        for t, o in zip(output_tensor_list, got):
+            _write(t, o.reshape(tuple(t.shape)))
+        return _done(async_op, list(output_tensor_list), got)
     stacked = jnp.stack([t._arr() for t in input_tensor_list])
     _agree(pg, "all_to_all", shape, stacked.dtype)
     outs = _run(pg, "all_to_all", (), _SHARDED, stacked, shape=shape)
@@ -531,8 +538,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
                       async_op=False):
-    """torch.distributed.all_to_all_single with equal splits: block j of rank i's `input` goes to block i of
-    rank j's `output`."""
+    """torch.distributed.all_to_all_single: the j-th block of rows of rank i's `input` goes to the i-th block of
+    rank j's `output`; blocks are equal, or sized by `input_split_sizes` / `output_split_sizes` (in rows)."""
     pg = resolve(group, "all_to_all_single")
     if pg is None:
         return None
@@ -540,10 +547,19 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     _check_tensor(output, "output")
     n = pg.size()
     rows = a.shape[0] if a.ndim else 0
-    for sizes in (output_split_sizes, input_split_sizes):
-        if sizes is not None and list(sizes) and len(set(sizes)) > 1:
-            raise NotImplementedError("torch.distributed.all_to_all_single with uneven split sizes is not supported "
-                                      f"by facade: its all-to-all is one program over equal blocks (got {sizes})")
+    if input_split_sizes or output_split_sizes:  # list(...) of [] is "equal splits", as torch's
+        row = math.prod(a.shape[1:])
+        ins, outs = _splits(input_split_sizes, rows, n, "input"), _splits(output_split_sizes, output.shape[0], n,
+                                                                        "output")
+        if tuple(output.shape[1:]) != tuple(a.shape[1:]):
+            raise ValueError(f"all_to_all_single: input and output must have the same shape past dimension 0 "
+                             f"(input {list(a.shape)}, output {list(output.shape)})")
+        starts = np.cumsum([0, *ins])
+        blocks = [a[starts[j]:starts[j + 1]].reshape(-1) for j in range(n)]
+        got = _uneven(pg, "all_to_all_single", blocks, [k * row for k in outs])
+        whole = jnp.concatenate(got).reshape(tuple(output.shape)) if got else a
+        _write(output, whole)
+        return _done(async_op, [output], [whole])
     if a.ndim == 0 or rows % n or tuple(output.shape) != tuple(a.shape):
         raise ValueError(f"all_to_all_single: input and output must have the same shape with dimension 0 divisible "
                          f"by the world size {n} (input {list(a.shape)}, output {list(output.shape)})")
@@ -552,6 +568,40 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     out = _run(pg, "all_to_all_single", (), _SHARDED, a.reshape(n, *shape), shape=shape)
     _write(output, _local(out, a.shape))
     return _done(async_op, [output], [out])
+
+
+def _splits(sizes, rows, n, side):
+    """Rows per rank of one side of all_to_all_single: `sizes`, or equal blocks where it is None or empty."""
+    if not sizes:
+        if rows % n:
+            raise ValueError(f"all_to_all_single: {side} dimension 0 ({rows}) must be divisible by the world size "
+                             f"{n} where no {side}_split_sizes are given")
+        return [rows // n] * n
+    sizes = [int(k) for k in sizes]
+    if len(sizes) != n or sum(sizes) != rows or min(sizes) < 0:
+        raise ValueError(f"all_to_all_single: {side}_split_sizes {sizes} must hold {n} non-negative sizes (one per "
+                         f"rank) summing to the {side}'s dimension 0 ({rows})")
+    return sizes
+
+
+def _uneven(pg, kind, blocks, expect):
+    """An all-to-all of blocks of different lengths: `blocks[j]` (1-D) goes to rank j, which expects `expect[i]`
+    elements from rank i. The ranks exchange every block's length first (every rank then sees a mismatch and
+    raises), then run the equal all-to-all over blocks padded to the longest; each received block is cut back."""
+    n, me = pg.size(), pg.rank()
+    dtype = blocks[0].dtype
+    table = np.stack(gather_arrays(pg, kind, jnp.asarray([b.size for b in blocks] + list(expect), jnp.int64)))
+    sent, wanted = table[:, :n], table[:, n:]  # sent[r, j]: rank r to rank j; wanted[j, r]: what j expects of r
+    for r, j in np.argwhere(sent != wanted.T):
+        raise RuntimeError(f"{kind}: rank {pg.ranks[r]} sends {sent[r, j]} elements to rank {pg.ranks[j]}, which "
+                           f"expects {wanted[j, r]} from it: the blocks' sizes must agree across ranks")
+    width = int(sent.max())
+    if width == 0:
+        return [jnp.zeros(0, dtype) for _ in range(n)]
+    stacked = jnp.stack([jnp.pad(b, (0, width - b.size)) for b in blocks])
+    _agree(pg, kind, (width,), dtype)
+    outs = _run(pg, "all_to_all", (), _SHARDED, stacked, shape=(width,))
+    return [_local(o, (width,))[:wanted[me, i]] for i, o in enumerate(outs)]
 
 
 def barrier(group=None, async_op=False, device_ids=None):
