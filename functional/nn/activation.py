@@ -43,8 +43,18 @@ def relu(input):
     """max(input, 0) like torch's clamp_min: NaN and -0.0 pass through; integer inputs stay integer.
     relu'(0) = 0, relu'(nan) = 1."""
     _no_bool("relu", input)
-    return jnp.where((input > 0) | jnp.isnan(input), input,
-                     jnp.where(input < 0, _c(input, 0), jax.lax.stop_gradient(input)))
+    return _relu(input)
+
+
+@jax.custom_jvp
+def _relu(x):
+    return jnp.where(x < 0, _c(x, 0), x)  # NaN and -0.0 are not < 0: they pass through
+
+
+@_relu.defjvp
+def _relu_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _relu(x), jnp.where(x <= 0, jnp.zeros_like(t), t)  # 0 at and below 0; NaN's is 1, as torch's
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
