@@ -25,7 +25,9 @@ them as well: bench_compile's MLP Adam update runs 1.46 -> 0.40 ms, the MLP's ea
 2.06 ms.
 
     FACADE_FAST_COMPILE=0   leave XLA_FLAGS as it is
-    XLA_FLAGS naming the flag itself: the user's value wins
+    XLA_FLAGS naming the flag itself: the user's value wins; naming it with facade's own value (what a child
+    process inherits from a facade parent: the launcher's ranks, a subprocess) counts as facade's, so that
+    the child's top-level programs ask for XLA's values as the parent's do, and compute the same bits
 
 XLA aborts the process on a flag it does not know, so the flag is added only on the jaxlib it was
 measured on; a newer one gets XLA's defaults until it is measured again.
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["FLAGS", "flags", "configure", "xla_defaults"]
+__all__ = ["FLAGS", "flags", "inherited", "configure", "xla_defaults"]
 
 FLAGS = {"xla_cpu_use_fusion_emitters": "false"}
 MEASURED_ON = (0, 10)  # jaxlib (major, minor) whose XLA has these flags
@@ -57,9 +59,18 @@ def flags(environ=os.environ) -> dict:
     return {k: v for k, v in FLAGS.items() if f"--{k}" not in given}
 
 
+def inherited(environ=os.environ) -> dict:
+    """The flags XLA_FLAGS already names with facade's own values (set by a facade parent process)."""
+    if not flags({k: v for k, v in environ.items() if k != "XLA_FLAGS"}):
+        return {}
+    given = environ.get("XLA_FLAGS", "").split()
+    return {k: v for k, v in FLAGS.items() if f"--{k}={v}" in given}
+
+
 def configure(environ=os.environ) -> None:
     added = flags(environ)
     extra = " ".join(f"--{k}={v}" for k, v in added.items())
+    _ADDED.update(inherited(environ))
     if extra:
         environ["XLA_FLAGS"] = f"{environ.get('XLA_FLAGS', '')} {extra}".strip()
         _ADDED.update(added)

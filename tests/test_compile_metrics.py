@@ -66,6 +66,17 @@ def test_xla_flags_from_the_environment(monkeypatch):
     _xla.configure(env)
     assert env["XLA_FLAGS"] == "--xla_force_host_platform_device_count=2" + (
         " --xla_cpu_use_fusion_emitters=false" if measured else "")
+    assert _xla._ADDED == flag
+    # a child process inherits the parent's XLA_FLAGS: facade's value there is facade's (its top-level programs then
+    # ask for XLA's own values as the parent's do); the user's other value is not
+    for given, want in ((env["XLA_FLAGS"], flag), ("--xla_cpu_use_fusion_emitters=true", {})):
+        monkeypatch.setattr(_xla, "_ADDED", {})
+        child = {"XLA_FLAGS": given}
+        _xla.configure(child)
+        assert child["XLA_FLAGS"] == given and _xla._ADDED == want
+    monkeypatch.setattr(_xla, "_ADDED", {})
+    _xla.configure({"XLA_FLAGS": env["XLA_FLAGS"], "FACADE_FAST_COMPILE": "0"})
+    assert _xla._ADDED == {}
 
 
 def test_xla_defaults_undo_only_what_facade_added(monkeypatch):
