@@ -185,7 +185,13 @@ def test_modules_under_autocast(name):
     outs = []
     for lib, m in ((torch, tm), (facade, fm)):
         with lib.autocast("cpu"):
-            outs.append(_flat(run(m, T(lib, 2, 5, 8))))
+            try:
+                outs.append(_flat(run(m, T(lib, 2, 5, 8))))
+            except RuntimeError as e:  # the oracle cannot run here: no result to compare with
+                if lib is torch and "could not create a primitive descriptor" in str(e):
+                    pytest.xfail("torch's bfloat16 LSTM needs a oneDNN kernel this CPU lacks (seen on an AVX2-only "
+                                 "AMD EPYC), and without oneDNN torch computes another dtype")
+                raise
     for i, (a, b) in enumerate(zip(*outs)):
         assert str(b.dtype) == str(a.dtype), f"output {i}: {b.dtype} vs torch {a.dtype}"
         scale = float(np.abs(a.detach().float().numpy()).max())
