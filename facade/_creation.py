@@ -8,6 +8,7 @@ as shapes only, without computing anything.
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import itertools
 import math
@@ -132,13 +133,37 @@ def _committed(jd):
     return None if jd == jax.local_devices()[0] else jd
 
 
+_HOST_FILLS = collections.Counter()  # elements of larger fills made on the host so far, by (shape, dtype)
+_HOST_FILL_BUDGET = 1 << 23  # about 40 ms of filling and copying, the cost of compiling the program
+
+
 def _full(shape, value, np_dt, jd):
-    if math.prod(shape) <= _SMALL or jd is None:
+    """A filled array on JAX device `jd`: made on the host and copied where that is cheaper than a program, which
+    compiles per shape (20-60 ms): every small one, and on a CPU a larger shape until its fills have cost about a
+    compile (an optimizer's state of every parameter; a shape filled in every step soon gets its program)."""
+    n = math.prod(shape)
+    if n <= _SMALL or jd is None or (jd.platform == "cpu" and _HOST_FILLS[(shape, np_dt)] < _HOST_FILL_BUDGET):
         try:
-            return _put(np.full(shape, value, np_dt), jd)
+            arr = np.full(shape, value, np_dt)
         except (OverflowError, TypeError, ValueError):
-            pass
+            arr = None
+        if arr is not None:
+            if jd is not None and n > _SMALL:
+                _HOST_FILLS[(shape, np_dt)] += n
+            return _put(arr, jd)
     return jnp.full(shape, value, np_dt, device=_committed(jd))
+
+
+def full_as(a, value, dtype=None, shape=None):
+    """`jnp.full_like(a, value, dtype, shape)` on `a`'s device and sharding; where `a` is one CPU array, through
+    `_full` (no program per shape: an optimizer's state of every parameter shape)."""
+    s = getattr(a, "sharding", None)
+    if type(s) is not jax.sharding.SingleDeviceSharding or isinstance(a, jax.core.Tracer):
+        return jnp.full_like(a, value, dtype=dtype, shape=shape)
+    jd = next(iter(s.device_set))
+    shape = tuple(a.shape if shape is None else shape)
+    out = _full(shape, value, np.dtype(a.dtype if dtype is None else dtype), jd)
+    return jax.device_put(out, s) if a.committed and not out.committed else out
 
 
 def _from_host(arr, dtype, device, requires_grad=False):

@@ -12,6 +12,7 @@ Samples are not differentiable, except `normal` with Tensor mean/std: mean + std
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import math
@@ -157,7 +158,11 @@ def _uniform(k, static, low, high):
         kr, ki = jax.random.split(k)
         return jax.lax.complex(jax.random.uniform(kr, shape, real), jax.random.uniform(ki, shape, real)).astype(dt)
     ft = _float_for(dt)
-    return (low + (high - low) * jax.random.uniform(k, shape, ft)).astype(dt)
+    u = jax.random.uniform(k, shape, ft)
+    if ft == jnp.float32:  # an exact product in float64, so that a fused multiply-add (XLA uses one where the CPU
+        # has it) rounds as a multiply then add does, and numpy computes the same values (`_host_draw`)
+        return (low + jnp.asarray(high - low, jnp.float32).astype(jnp.float64) * u.astype(jnp.float64)).astype(dt)
+    return (low + (high - low) * u).astype(dt)
 
 
 def _normal(k, static, mean, std):
@@ -168,8 +173,13 @@ def _normal(k, static, mean, std):
 
 
 def _randint(k, static, low, high):
+    """low + (a 64-bit random word mod the span), as torch's CPU randint computes for spans of 2**32 and more, in
+    uint64 (the span of the whole int64 range fits, and sums wrap around as int64's)."""
     shape, dt = static
-    return jax.random.randint(k, shape, low, high, dtype=jnp.int64).astype(dt)
+    w = jax.random.bits(k, (*shape, 2), jnp.uint32).astype(jnp.uint64)  # two words per value, in stream order
+    low = jnp.asarray(low, jnp.int64).astype(jnp.uint64)
+    x = (w[..., 0] | (w[..., 1] << 32)) % (jnp.asarray(high, jnp.int64).astype(jnp.uint64) - low)
+    return jax.lax.bitcast_convert_type(low + x, jnp.int64).astype(dt)
 
 
 def _bernoulli(k, static, p):
@@ -299,10 +309,68 @@ def _bucketable(kind, shape, params, device, generator):
 
 def _draw_bucketed(generator, kind, shape, np_dt, params, device):
     """The same values as an exact-shape draw, from a power-of-two-sized flat draw cut on the host: building a
-    model with many parameter shapes then compiles one sampler per size class instead of one per shape."""
+    model with many parameter shapes then compiles one sampler per size class instead of one per shape, and the
+    first few draws of a size class that numpy can compute (`_host_draw`) compile none."""
     n = math.prod(shape)
-    flat = _draw(generator, kind, ((max(_BUCKET_MIN, 1 << (n - 1).bit_length()),), np_dt), params, device)
-    return C._put(np.asarray(flat)[:n].reshape(shape), jax_device(device))
+    size = max(_BUCKET_MIN, 1 << (n - 1).bit_length())
+    gen = _generator(generator)
+    if (kind, np_dt) in _HOST_KINDS and size <= _HOST_MAX and _HOST_DRAWS[(kind, np_dt, size)] < _HOST_VALUES:
+        _HOST_DRAWS[(kind, np_dt, size)] += size
+        flat = _host_draw(gen, kind, n, np_dt, params)
+    else:
+        flat = np.asarray(_draw(gen, kind, ((size,), np_dt), params, device))
+    return C._put(flat[:n].reshape(shape), jax_device(device))
+
+
+# ---------------------------------------------------------------------------- the same draws with numpy
+# A sampler program compiles in 70-160 ms (most of it XLA's expansion of RngBitGenerator), while numpy computes a
+# draw of 2**17 values in about 2 ms. For the kinds below numpy computes the very values `_run` does: XLA's
+# RngBitGenerator (threefry algorithm) is threefry-2x32 of a 64-bit counter, words in block order, and the
+# arithmetic after it is exact (integers; a float product and sum kept apart). So the first draws of a size class
+# (a model's initialisation, a dataset made once) run in numpy, and one drawn again and again gets its program.
+
+_HOST_KINDS = frozenset({("uniform", np.dtype(np.float32)), ("randint", np.dtype(np.int64)),
+                         ("randint", np.dtype(np.int32))})
+_HOST_MAX = 1 << 17
+# Values of one (kind, dtype, size class) drawn with numpy before its program compiles: about 60 ms of numpy, the
+# cost of a compile (a model's initialisation draws a size class many times; a draw in every step soon compiles)
+_HOST_VALUES = 1 << 22
+_HOST_DRAWS = collections.Counter()
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _threefry_words(key, start, n):
+    """Words `start*2 ...` of the stream XLA's RngBitGenerator (threefry) draws from 4-word state (key, 0, 0), for n
+    words (n even): threefry-2x32 with key `key` of the counters start, start + 1, ..., two words each."""
+    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+    ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+    with np.errstate(over="ignore"):
+        x0 = np.arange(start, start + n // 2, dtype=np.uint32) + ks[0]
+        x1 = np.full(n // 2, ks[1], np.uint32)  # the counter's high word (0 here) plus the key's
+        for i in range(5):
+            for r in _ROTATIONS[i % 2]:
+                x0 += x1
+                x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
+                x1 ^= x0
+            x0 += ks[(i + 1) % 3]
+            x1 += ks[(i + 2) % 3] + np.uint32(i + 1)
+    return np.stack([x0, x1], 1).reshape(-1)
+
+
+def _host_draw(gen, kind, n, np_dt, params):
+    """What `_run(kind, ((n,), np_dt), key, *params)` returns, computed with numpy; advances `gen` as it does."""
+    key = np.asarray(gen._key, np.uint32)
+    gen._key = _threefry_words(key, 0, 2)  # the next key: the stream's first two words; the sample follows them
+    low, high = params
+    if kind == "uniform":
+        w = _threefry_words(key, 1, n + n % 2)[:n]
+        u = ((w >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
+        return (np.float64(low) + np.float64(np.float32(high - low)) * u.astype(np.float64)).astype(np.float32)
+    w = _threefry_words(key, 1, 2 * n).astype(np.uint64)
+    lo = np.asarray(low, np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x = (w[0::2] | (w[1::2] << np.uint64(32))) % (np.asarray(high, np.int64).astype(np.uint64) - lo)
+        return (lo + x).view(np.int64).astype(np_dt)
 
 
 def _make(kind, shape, dt, device, generator, params=(), requires_grad=False, static=None):

@@ -508,3 +508,25 @@ def test_tensor_copies():
     z = facade.tensor(y)
     y.add_(1)
     assert z.tolist() == [1.0, 1.0]
+
+
+def test_large_fills_on_the_host_then_by_program():
+    """A larger fill on the CPU is made on the host (no program per shape) until its fills have cost about a compile,
+    then by its program: the same values, dtype and placement either way; `full_as` keeps an array's placement."""
+    import jax
+
+    from facade import _creation as C
+
+    shape = (3, C._SMALL)
+    C._HOST_FILLS.clear()
+    host = facade.full(shape, 2.5, dtype=facade.float16)
+    assert C._HOST_FILLS[(shape, np.dtype(np.float16))] == 3 * C._SMALL
+    C._HOST_FILLS[(shape, np.dtype(np.float16))] = C._HOST_FILL_BUDGET
+    prog = facade.full(shape, 2.5, dtype=facade.float16)
+    assert not host._arr().committed and not prog._arr().committed
+    for t in (host, prog):
+        assert t.dtype == facade.float16 and tuple(t.shape) == shape and (t.numpy() == np.float16(2.5)).all()
+    cpu = jax.devices("cpu")[0]
+    for a in (jax.numpy.ones(shape), jax.device_put(jax.numpy.ones(shape), cpu)):
+        z = C.full_as(a, 0, dtype=np.float32)
+        assert z.committed == a.committed and z.sharding == a.sharding and z.dtype == np.float32 and not z.any()

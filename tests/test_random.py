@@ -547,3 +547,45 @@ def test_bucketed_draw_equals_the_exact_shape_draw(kind, params):
     a = facade.rand(3, 5) if kind == "uniform" else None
     facade.manual_seed(7)
     assert a is None or np.array_equal(a.numpy(), facade.rand(15).numpy().reshape(3, 5))
+
+
+@pytest.mark.parametrize("kind,np_dt,params", [
+    ("uniform", np.float32, (0.0, 1.0)), ("uniform", np.float32, (-0.1, 0.3)),
+    ("uniform", np.float32, (-1e-3 / 3, 7.0 / 3)), ("uniform", np.float32, (-2, 5)),
+    ("randint", np.int64, (0, 10)), ("randint", np.int64, (-(2**63), 2**63 - 1)), ("randint", np.int64, (5, 2**40)),
+    ("randint", np.int32, (-7, 3))])
+def test_host_draw_equals_the_program(kind, np_dt, params):
+    """The first draws of a size class of these kinds are computed with numpy (no sampler program to compile): the
+    values and the generator's next key must be exactly those of the XLA program `_run`, for any key, size and range
+    (float32 sums where XLA would fuse a multiply-add included)."""
+    from facade import _random as R
+
+    for seed in (0, 1234, 2**63 + 5):
+        for n in (1, 7, 4096, 6000, 1 << 17):
+            size = max(R._BUCKET_MIN, 1 << (n - 1).bit_length())
+            key = np.asarray(R._key_data(seed), np.uint32)
+            k1, xla = R._run(kind, ((size,), np.dtype(np_dt)), key, *params)
+            gen = R.Generator()
+            gen._key = key
+            host = R._host_draw(gen, kind, n, np.dtype(np_dt), params)
+            assert host.dtype == np_dt and host.shape == (n,)
+            np.testing.assert_array_equal(host, np.asarray(xla)[:n])
+            np.testing.assert_array_equal(np.asarray(gen._key), np.asarray(k1))
+
+
+def test_a_size_class_drawn_again_gets_its_program():
+    """numpy makes only the first few draws of a size class; later ones run the compiled sampler, with the same
+    stream: a generator's draws do not depend on which one made them."""
+    from facade import _random as R
+
+    times = R._HOST_VALUES // 8192 + 2
+    facade.manual_seed(3)
+    R._HOST_DRAWS.clear()
+    a = [facade.rand(5000) for _ in range(times)]
+    assert R._HOST_DRAWS[("uniform", np.dtype(np.float32), 8192)] == R._HOST_VALUES  # numpy's, then the program's
+    R._HOST_DRAWS.clear()
+    facade.manual_seed(3)
+    R._HOST_DRAWS[("uniform", np.dtype(np.float32), 8192)] = R._HOST_VALUES  # every draw from the program
+    b = [facade.rand(5000) for _ in range(times)]
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x.numpy(), y.numpy())

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 from jax._src.array import ArrayImpl
 
-from .. import _dtype, _xla
+from .. import _creation, _dtype, _xla
 from .. import _multidevice as _md
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -120,12 +120,12 @@ def _zeros_like(p, dtype=None, value=0):
     a = p._arr()
     if jnp.iscomplexobj(a):
         value = complex(value, value)  # torch fills both halves of a complex state (Adagrad's sum, Rprop's step)
-    return Tensor._from_array(jnp.full_like(a, value, dtype=dtype), p._device)
+    return Tensor._from_array(_creation.full_as(a, value, dtype=dtype), p._device)
 
 
 def _scalar_tensor(p, value):
     """torch's 0-dim float32 state scalar (`step`, `mu_product`, `eta`, `mu`), on the parameter's device."""
-    return Tensor._from_array(jnp.full_like(p._arr(), value, dtype=jnp.float32, shape=()), p._device)
+    return Tensor._from_array(_creation.full_as(p._arr(), value, dtype=jnp.float32, shape=()), p._device)
 
 
 def _as_real(x):
