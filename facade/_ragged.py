@@ -2,7 +2,7 @@
 
 A text generator appends one token per step (`idx = torch.cat((idx, nxt), 1)`) and runs the model on the whole
 context, so every op meets a new length and, with shapes static in XLA, compiles a new program. Here such a
-tensor keeps its values in a buffer padded along the growing axis to a bucket length (64, 128, 256 ...), with its
+tensor keeps its values in a buffer padded along the growing axis to a bucket length (128, 256, 512 ...), with its
 logical length on the side, and the ops that can run on padded buffers do: programs are compiled per bucket, not
 per length, and the length goes in as data where an op must mask the padding (softmax, the contracted axis of a
 matmul). Everything else reads the tensor's values, which cuts the padding off first (on the CPU by a copy, no
@@ -34,7 +34,9 @@ from .autograd import forward_ad as _fwd
 
 ON = os.environ.get("FACADE_BUCKETS", "1") != "0"
 SEEN = False  # a bucketed tensor was made in this process (until then no getitem pays for looking)
-MIN = 64
+# The smallest bucket: a context of up to 128 tokens costs one set of programs (about 20 for a GPT, 1-2 s to
+# compile), where 64 cost a second set at 65 tokens; padding a shorter context to 128 costs little.
+MIN = 128
 Tensor = None  # set by _tensor
 STATE = None  # grad mode, set by _tensor
 

@@ -413,12 +413,17 @@ def _unit(a):
     return (a >= 0) & (a <= 1)
 
 
+def _xp(a):
+    """numpy for host values (a check of a CPU tensor compiles nothing), jax.numpy for a device's or a tracer."""
+    return np if isinstance(a, np.ndarray) else jnp
+
+
 def _finite_nonneg(a):
-    return jnp.isfinite(a) & (a >= 0)
+    return _xp(a).isfinite(a) & (a >= 0)
 
 
 def _positive_rows(a):
-    return jnp.sum(a.astype(jnp.float64), axis=-1) > 0
+    return _xp(a).sum(a.astype(np.float64), axis=-1) > 0
 
 
 # ---------------------------------------------------------------------------- factories

@@ -66,10 +66,10 @@ def _generate(lib, model, steps, block=96):
 
 
 def test_generation_matches_torch_and_compiles_per_bucket():
-    """Greedy sampling for 140 tokens (lengths 1..140, three buckets, and past the 96-token block): the same tokens
-    and logits as torch, and once a bucket was seen its other lengths (here 72..120) build no program."""
+    """Greedy sampling for 140 tokens (lengths 1..140, and past the 96-token block): the same tokens and logits as
+    torch, and once a bucket was seen its other lengths (here 72..120) build no program."""
     fm, tm = _gpt(facade), _gpt(torch)
-    _generate(facade, fm, 100)  # buckets 64 and 128 seen, and the 96-token window of the 128 bucket
+    _generate(facade, fm, 100)  # the 128 bucket seen, and its 96-token window
     reset_metrics()
     idx = facade.zeros((1, 70), dtype=facade.long)
     with facade.no_grad():

@@ -75,6 +75,11 @@ SCRIPT = textwrap.dedent('''
     o = torch.zeros(sum(outs), 2)
     dist.all_to_all_single(o, torch.arange(2.0 * sum(ins)).reshape(-1, 2) + 100 * r, outs, ins)
     rec("all_to_all_single_uneven", o)
+    for k, (no, ni) in enumerate(((n + 1, n), (n, n + 1))):  # a list of the wrong length: torch gloo's own message
+        try:
+            dist.all_to_all([torch.zeros(2) for _ in range(no)], [torch.ones(2) for _ in range(ni)])
+        except RuntimeError as e:
+            out[f"all_to_all_wrong_length_{k}"] = str(e).splitlines()[0]
     objs = [None] * n; dist.all_gather_object(objs, {"rank": r, "pad": "x" * (3 * r)}); rec("all_gather_object", objs)
     bl = [1, "two", {"r": r}] if r == top else [None, None, None]
     dist.broadcast_object_list(bl, src=top); rec("broadcast_object_list", bl)

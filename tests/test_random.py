@@ -589,3 +589,17 @@ def test_a_size_class_drawn_again_gets_its_program():
     b = [facade.rand(5000) for _ in range(times)]
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+def test_value_checks_of_a_cpu_sampler_compile_nothing():
+    """multinomial's checks of its probabilities (finite, non-negative, positive rows) read a CPU tensor's values
+    with numpy: the only program a first multinomial builds is its sampler."""
+    from facade.compiler import metrics, reset_metrics
+
+    p = facade.tensor([[0.2, 0.0, 0.8], [1.0, 2.0, 3.0]])
+    reset_metrics()
+    facade.multinomial(p, 2)
+    assert set(metrics().ops) == {"_run"}, metrics()
+    for bad, msg in (([[0.5, float("nan")]], "`inf`, `nan` or element < 0"), ([[0.0, 0.0]], "sum of probabilities")):
+        with pytest.raises(RuntimeError, match=msg.replace("(", r"\(")):
+            facade.multinomial(facade.tensor(bad), 1)

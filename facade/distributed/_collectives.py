@@ -518,10 +518,10 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     _check_list(output_tensor_list, "output_tensor_list")
     _check_list(input_tensor_list, "input_tensor_list")
     n, shape = pg.size(), tuple(input_tensor_list[0].shape) if input_tensor_list else ()
-    for name, tensors in (("input_tensor_list", input_tensor_list), ("output_tensor_list", output_tensor_list)):
-        if len(tensors) != n:
-            raise RuntimeError(f"all_to_all: {name} holds {len(tensors)} tensors, one per rank of the group expected "
-                               f"({n})")
+    for name, tensors in (("output", output_tensor_list), ("input", input_tensor_list)):
+        if len(tensors) != n:  # torch gloo's message
+            raise RuntimeError(f"ProcessGroupGloo::alltoall: {name} tensor list size {len(tensors)} does not match "
+                               f"world size {n}")
     if len({tuple(t.shape) for t in (*input_tensor_list, *output_tensor_list)}) > 1:
         blocks = [t._arr().reshape(-1) for t in input_tensor_list]
         got = _uneven(pg, "all_to_all", blocks, [t.numel() for t in output_tensor_list])
