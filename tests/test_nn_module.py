@@ -870,3 +870,27 @@ def test_signatures_match_torch(name):
             continue
         assert hasattr(f, attr), f"{name}.{attr} missing"
         assert sig(getattr(f, attr)) == sig(getattr(t, attr)), f"{name}.{attr}"
+
+
+def test_init_and_load_state_dict_build_no_fill_or_copy_programs():
+    """zero_(), fill_(0 or 1) and copy_ of a same-shaped source into a plain CPU tensor (a module's initialisation,
+    load_state_dict) take the new values without a program per shape; values and versions stay torch's."""
+    from facade.compiler import metrics, reset_metrics
+
+    reset_metrics()
+    bn, lin = facade.nn.BatchNorm2d(5), facade.nn.Linear(7, 3)
+    bn2, lin2 = facade.nn.BatchNorm2d(5), facade.nn.Linear(7, 3)
+    bn2.load_state_dict(bn.state_dict())
+    lin2.load_state_dict(lin.state_dict())
+    assert not {"fill", "copy"} & set(metrics().ops), metrics()
+    assert facade.equal(lin2.weight, lin.weight) and facade.equal(bn2.running_var, facade.ones(5))
+
+    def writes(lib):
+        t, out = lib.zeros(2, 3, dtype=lib.int64), []
+        for f in (lambda: t.fill_(1), lambda: t.zero_(), lambda: t.copy_(lib.arange(6).reshape(2, 3)),
+                  lambda: t.fill_(True), lambda: t.copy_(lib.ones(2, 3)), lambda: t.fill_(7)):
+            r = f()
+            out.append((r is t, t.tolist(), t._version, str(t.dtype).replace("torch.", "")))
+        return out
+
+    assert writes(facade) == writes(torch)

@@ -4,19 +4,62 @@ of other ops or answer about a tensor's metadata (is_conj, new, resize_, set_, f
 import math
 
 import numpy as np
+from jax._src.array import ArrayImpl
+from jax.sharding import SingleDeviceSharding
 
 import functional as F
 
+from .. import _creation, _deferred, _dispatch, _host
 from .. import _dtype as D
+from .._device import jax_device
 from .._dispatch import Op
 from .._tensor import Size, Tensor
+from ..autograd.grad_mode import STATE
 
-OPS = [
-    Op("clone", F.clone, grad_name="CloneBackward0", saves=()),
-    Op("copy", F.copy, arrays=("input", "src"), function=False, method=False, inplace=True,
-       grad_name="CopyBackwards", saves=()),
-    Op("fill", F.fill, arrays=("input", "value"), method=False, inplace=True, saves=()),
-]
+_COPY = Op("copy", F.copy, arrays=("input", "src"), function=False, method=False, inplace=True,
+           grad_name="CopyBackwards", saves=())
+_FILL = Op("fill", F.fill, arrays=("input", "value"), method=False, inplace=True, saves=())
+OPS = [Op("clone", F.clone, grad_name="CloneBackward0", saves=()), _COPY, _FILL]
+
+
+# ---------------------------------------------------------------------------- writes without a program
+# A module's initialisation fills its tensors (zero_(), ones_(), fill_(1)) and load_state_dict copies into every
+# parameter: on a CPU tensor that records nothing these take the new values as they are (a fresh host fill, the
+# source's array: jax arrays are immutable) instead of compiling a fill or copy program for every shape.
+
+def _plain_write(t):
+    """Whether a write into `t` records nothing and needs no program: a CPU tensor of its own (not a view, not
+    bucketed, not an inference tensor), no autograd, not traced."""
+    return (t._base is None and t._rg is None and not t._inference and not (STATE.enabled and t.requires_grad)
+            and _deferred.host_memory(t._device) and not _dispatch.TRACING and not _host.ACTIVE)
+
+
+def _placed_alike(a, t):
+    """Whether array `a` sits where `t`'s array does (one device, committed alike: no second signature for jit)."""
+    b = t._data if t._np is None else None
+    return type(a) is ArrayImpl and (b is None or type(b) is ArrayImpl and type(a.sharding) is SingleDeviceSharding
+                                     and a.sharding == b.sharding and a.committed == b.committed)
+
+
+def fill_(self, value):
+    """Tensor.fill_ (0 or 1 on a plain CPU tensor: made on the host, exact in every dtype)."""
+    if type(value) in (int, float, bool) and value in (0, 1) and _plain_write(self):
+        a = _creation._full(tuple(self.shape), value, self.dtype.np, jax_device(self._device))
+        if _placed_alike(a, self):
+            self._assign(Tensor._from_array(a, self._device))
+            return self
+    return _dispatch.call_inplace(_FILL, self, (value,), None)
+
+
+def copy_(self, src, non_blocking=False):
+    """Tensor.copy_ (a source of the same shape, dtype and device into a plain CPU tensor: its values as they are)."""
+    if (type(src) is Tensor and src._device == self._device and src.dtype is self.dtype and src._rg is None
+            and not (STATE.enabled and src.requires_grad) and src.shape == self.shape and _plain_write(self)):
+        a = src._arr()
+        if _placed_alike(a, self):
+            self._assign(Tensor._from_array(a, self._device))
+            return self
+    return _dispatch.call_inplace(_COPY, self, (src, non_blocking), None)
 
 
 def _torch():
@@ -311,5 +354,5 @@ METHODS = {
     "is_set_to": is_set_to, "apply_": _host_map("apply_"), "map_": _host_map("map_"), "map2_": _host_map("map2_"),
     "nonzero_static": nonzero_static, "dim_order": dim_order, "output_nr": property(_output_nr),
     "record_stream": _record_stream, "name": None, "const_data_ptr": lambda self: self.data_ptr(),
-    "storage_type": storage_type,
+    "storage_type": storage_type, "fill_": fill_, "copy_": copy_,
 }
