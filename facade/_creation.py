@@ -157,8 +157,8 @@ def _full(shape, value, np_dt, jd):
 def full_as(a, value, dtype=None, shape=None):
     """`jnp.full_like(a, value, dtype, shape)` on `a`'s device and sharding; where `a` is one CPU array, through
     `_full` (no program per shape: an optimizer's state of every parameter shape)."""
-    s = getattr(a, "sharding", None)
-    if type(s) is not jax.sharding.SingleDeviceSharding or isinstance(a, jax.core.Tracer):
+    s = None if isinstance(a, jax.core.Tracer) else getattr(a, "sharding", None)
+    if type(s) is not jax.sharding.SingleDeviceSharding:
         return jnp.full_like(a, value, dtype=dtype, shape=shape)
     jd = next(iter(s.device_set))
     shape = tuple(a.shape if shape is None else shape)

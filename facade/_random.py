@@ -326,8 +326,9 @@ def _draw_bucketed(generator, kind, shape, np_dt, params, device):
 # A sampler program compiles in 70-160 ms (most of it XLA's expansion of RngBitGenerator), while numpy computes a
 # draw of 2**17 values in about 2 ms. For the kinds below numpy computes the very values `_run` does: XLA's
 # RngBitGenerator (threefry algorithm) is threefry-2x32 of a 64-bit counter, words in block order, and the
-# arithmetic after it is exact (integers; a float product and sum kept apart). So the first draws of a size class
-# (a model's initialisation, a dataset made once) run in numpy, and one drawn again and again gets its program.
+# arithmetic after it rounds alike in both (integers; a float product exact in float64). So the first draws of a
+# size class (a model's initialisation, a dataset made once) run in numpy, and one drawn again and again gets its
+# program.
 
 _HOST_KINDS = frozenset({("uniform", np.dtype(np.float32)), ("randint", np.dtype(np.int64)),
                          ("randint", np.dtype(np.int32))})
