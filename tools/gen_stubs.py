@@ -208,6 +208,8 @@ class Stub:
             return ["self", "*args", "**kwargs"][not method:], None
         params = list(sig.parameters.values())
         ret = None
+        if op is None and getattr(sig.return_annotation, "__name__", sig.return_annotation) == "Tensor":
+            ret = "Tensor"  # a function of the library's own annotated `-> Tensor` (Tensor.fill_, Tensor.copy_)
         if op is not None:
             ret = "Tensor" if "call_inplace" in f.__code__.co_names else _result(op)
             if "__signature__" in f.__dict__ and method:  # a method whose signature is op.fn's: input is self

@@ -41,7 +41,7 @@ def _placed_alike(a, t):
                                      and a.sharding == b.sharding and a.committed == b.committed)
 
 
-def fill_(self, value):
+def fill_(self, value) -> Tensor:
     """Tensor.fill_ (0 or 1 on a plain CPU tensor: made on the host, exact in every dtype)."""
     if type(value) in (int, float, bool) and value in (0, 1) and _plain_write(self):
         a = _creation._full(tuple(self.shape), value, self.dtype.np, jax_device(self._device))
@@ -51,7 +51,7 @@ def fill_(self, value):
     return _dispatch.call_inplace(_FILL, self, (value,), None)
 
 
-def copy_(self, src, non_blocking=False):
+def copy_(self, src, non_blocking=False) -> Tensor:
     """Tensor.copy_ (a source of the same shape, dtype and device into a plain CPU tensor: its values as they are)."""
     if (type(src) is Tensor and src._device == self._device and src.dtype is self.dtype and src._rg is None
             and not (STATE.enabled and src.requires_grad) and src.shape == self.shape and _plain_write(self)):
