@@ -510,15 +510,17 @@ def test_tensor_copies():
     assert z.tolist() == [1.0, 1.0]
 
 
-def test_large_fills_on_the_host_then_by_program():
+def test_large_fills_on_the_host_then_by_program(monkeypatch):
     """A larger fill on the CPU is made on the host (no program per shape) until its fills have cost about a compile,
     then by its program: the same values, dtype and placement either way; `full_as` keeps an array's placement."""
+    import collections
+
     import jax
 
     from facade import _creation as C
 
     shape = (3, C._SMALL)
-    C._HOST_FILLS.clear()
+    monkeypatch.setattr(C, "_HOST_FILLS", collections.Counter())
     host = facade.full(shape, 2.5, dtype=facade.float16)
     assert C._HOST_FILLS[(shape, np.dtype(np.float16))] == 3 * C._SMALL
     C._HOST_FILLS[(shape, np.dtype(np.float16))] = C._HOST_FILL_BUDGET

@@ -573,19 +573,20 @@ def test_host_draw_equals_the_program(kind, np_dt, params):
             np.testing.assert_array_equal(np.asarray(gen._key), np.asarray(k1))
 
 
-def test_a_size_class_drawn_again_gets_its_program():
+def test_a_size_class_drawn_again_gets_its_program(monkeypatch):
     """numpy makes only the first few draws of a size class; later ones run the compiled sampler, with the same
     stream: a generator's draws do not depend on which one made them."""
+    import collections
+
     from facade import _random as R
 
-    times = R._HOST_VALUES // 8192 + 2
+    times, cls = R._HOST_VALUES // 8192 + 2, ("uniform", np.dtype(np.float32), 8192)
+    monkeypatch.setattr(R, "_HOST_DRAWS", collections.Counter())
     facade.manual_seed(3)
-    R._HOST_DRAWS.clear()
     a = [facade.rand(5000) for _ in range(times)]
-    assert R._HOST_DRAWS[("uniform", np.dtype(np.float32), 8192)] == R._HOST_VALUES  # numpy's, then the program's
-    R._HOST_DRAWS.clear()
+    assert R._HOST_DRAWS[cls] == R._HOST_VALUES  # numpy's draws, then the program's
+    monkeypatch.setattr(R, "_HOST_DRAWS", collections.Counter({cls: R._HOST_VALUES}))  # every draw from the program
     facade.manual_seed(3)
-    R._HOST_DRAWS[("uniform", np.dtype(np.float32), 8192)] = R._HOST_VALUES  # every draw from the program
     b = [facade.rand(5000) for _ in range(times)]
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x.numpy(), y.numpy())
