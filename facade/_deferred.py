@@ -121,18 +121,18 @@ def check_range(t, lo, hi, error, *, op="a value check", skip=None, inside=False
 @_md.serialised
 @functools.partial(jax.jit, static_argnums=0)
 def _none_bad(pred, v):
-    return ~jnp.all(pred(v)), jnp.zeros((), jnp.int32)
+    return ~jnp.all(pred(jnp, v)), jnp.zeros((), jnp.int32)
 
 
 def check_all(t, pred, error, *, op="a value check"):
-    """Raise `error(None)` unless `pred(values)` holds for every value of Tensor `t`, with `check_range`'s timing
-    (now on the host, at the next sync point on a device). `pred` is a module-level function of a numpy or jax
-    array (it is a static argument of the device check's jit)."""
-    if _base_passes(t, lambda v: np.all(pred(v))):
+    """Raise `error(None)` unless `pred(xp, values)` holds for every value of Tensor `t`, with `check_range`'s timing
+    (now on the host, at the next sync point on a device). `pred` is a module-level function (a static argument of
+    the device check's jit) given numpy and host values, or jax.numpy and device values, as `_first_bad` is."""
+    if _base_passes(t, lambda v: np.all(pred(np, v))):
         return
     kind, v = _where(t)
     if kind == "host":
-        if not np.all(pred(v)):
+        if not np.all(pred(np, v)):
             raise error(None)
     elif kind == "device":
         _PENDING.append((*_none_bad(pred, v), error, op))

@@ -406,25 +406,20 @@ def _check_all(t, pred, msg):
     _deferred.check_all(t, pred, lambda v: RuntimeError(msg), op=f"the check '{msg}'")
 
 
-def _nonneg(a):
+def _nonneg(xp, a):
     return a >= 0
 
 
-def _unit(a):
+def _unit(xp, a):
     return (a >= 0) & (a <= 1)
 
 
-def _xp(a):
-    """numpy for host values (a check of a CPU tensor compiles nothing), jax.numpy for a device's or a tracer."""
-    return np if isinstance(a, np.ndarray) else jnp
+def _finite_nonneg(xp, a):  # numpy for a CPU tensor's values: a check that compiles nothing
+    return xp.isfinite(a) & (a >= 0)
 
 
-def _finite_nonneg(a):
-    return _xp(a).isfinite(a) & (a >= 0)
-
-
-def _positive_rows(a):
-    return _xp(a).sum(a.astype(np.float64), axis=-1) > 0
+def _positive_rows(xp, a):
+    return xp.sum(a.astype(np.float64), axis=-1) > 0
 
 
 # ---------------------------------------------------------------------------- factories
