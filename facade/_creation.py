@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import _host, _ragged
-from ._device import CPU, META, jax_device
+from ._device import CPU, META, jax_device, put
 from ._device import device as _devcls
 from ._tensor import Size, Tensor
 
@@ -123,8 +123,8 @@ def _put(arr, jd):
     """A fresh host array onto JAX device `jd` (left uncommitted when `jd` is JAX's default device)."""
     if jd is None:  # host mode (a DataLoader worker): the numpy array itself
         return arr
-    # device_put, not jnp.asarray: asarray compiles a copy program per new shape (~30 ms each)
-    return jax.device_put(arr, _committed(jd))
+    # put, not jnp.asarray: asarray compiles a copy program per new shape (~30 ms each)
+    return put(arr, _committed(jd))
 
 
 def _committed(jd):

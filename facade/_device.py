@@ -5,6 +5,10 @@ from __future__ import annotations
 import functools
 
 import jax
+import numpy as np
+from jax._src import core as _core
+from jax._src.interpreters import pxla as _pxla
+from jax._src.lib import xla_client as _xc
 
 __all__ = ["device"]
 
@@ -108,3 +112,24 @@ def of_array(a) -> device:
     if d.platform == "cpu":
         return CPU
     return device("cuda", gpus().index(d))
+
+
+_SHARDINGS = {}
+
+
+def put(arr, jd=None):
+    """jax.device_put(arr, jd) of a numpy array: a copy on JAX device `jd`, committed to it, or on JAX's
+    default device and uncommitted for None. Outside a trace it calls the copy that jax.device_put ends in
+    (jaxlib's batched_device_put, as jax.device_put(x, copy=True) does) without ~60 us of Python layers
+    around it: a tensor made from host values costs ~9 us, not ~70 (and no compile, unlike a jitted copy)."""
+    if type(arr) is np.ndarray and isinstance(_core.trace_ctx.trace, _core.EvalTrace):
+        d = _pxla.get_default_device() if jd is None else jd
+        s = _SHARDINGS.get(d)
+        if s is None:
+            s = _SHARDINGS[d] = jax.sharding.SingleDeviceSharding(d)
+        try:
+            return _xc.batched_device_put(_core.ShapedArray(arr.shape, arr.dtype), s, [arr], [d], jd is not None,
+                                          True)
+        except Exception:  # a dtype or layout the direct call does not take: jax.device_put's own handling
+            pass
+    return jax.device_put(arr, jd)

@@ -18,6 +18,7 @@ import numpy as np
 from . import _dtype as D
 from . import _host, _ragged
 from . import _multidevice as _md
+from ._device import put
 from .amp import _policy as _amp
 from .amp._state import STATE as _AUTOCAST
 from .autograd import forward_ad as _fwd
@@ -363,17 +364,18 @@ def _scalar(v, dtype):
             return a
         if len(_SCALARS) > 512:
             _SCALARS.clear()
-        a = _SCALARS[key] = jax.device_put(a)
+        a = _SCALARS[key] = put(a)
     return a
 
 
-def _walk(v, dyn, top, cast):
-    """Skeleton of an array argument; appends its Tensors (and top-level numbers) to dyn."""
+def _walk(v, dyn, top, cast, host=False):
+    """Skeleton of an array argument; appends its Tensors (and top-level numbers: as arrays unless `host`,
+    numpy computes the op) to dyn."""
     if isinstance(v, Tensor):
         dyn.append(v)
         return ("T", cast)
     if top and isinstance(v, _NUM):
-        dyn.append(_scalar(v, cast) if cast is not None and not _host.ACTIVE else v)
+        dyn.append(_scalar(v, cast) if cast is not None and not host else v)
         return ("S", cast)
     if isinstance(v, (list, tuple)):
         return ("L" if isinstance(v, list) else "U", tuple(_walk(x, dyn, False, cast) for x in v))
@@ -466,13 +468,14 @@ def call(op, args, kwargs, autocast=True):
         op.check(_ragged.plain_copies(vals) if rg and _ragged.SEEN else vals)  # checks see values, not padding
     cast = _promote(op, vals) if op.promote_idx else None
     npcast = None if cast is None else cast.np
+    host = _host.ACTIVE or _host_scalars(op, vals)  # numpy computes it: numbers stay Python numbers
     dyn = []
     skel = []
     arr = op.array_idx
     for i, v in enumerate(vals):
         if i in arr:
             c = npcast if (i in op.promote_idx or i in op.scalar_idx) else None
-            skel.append(_walk(v, dyn, True, c))
+            skel.append(_walk(v, dyn, True, c, host))
         else:
             skel.append(_static(v))
     skel = tuple(skel)
@@ -481,12 +484,34 @@ def call(op, args, kwargs, autocast=True):
         comp = op.cache[skel] = Compiled(op, skel)
     result = _ragged.call(comp, dyn, vals) if rg and _ragged.active(dyn) else NotImplemented
     if result is NotImplemented:
-        result = _host.run(comp, skel, dyn) if _host.ACTIVE else run(comp, dyn)  # host: DataLoader workers
+        if not host:
+            result = run(comp, dyn)
+        elif _host.ACTIVE:  # DataLoader workers
+            result = _host.run(comp, skel, dyn)
+        else:  # numpy-backed scalars: the results stay numpy-backed
+            result = _host.run(comp, skel, dyn, numpy_backed=True)
     if op.view and (op.view is True or op.view(vals)):
         _mark_views(op, vals[0], result, args, kwargs)
     if out is not None:
         return _write_out(op, out, result)
     return result if op.post is None else op.post(result)
+
+
+def _host_scalars(op, vals):
+    """Whether the op's tensors are all numpy-backed integer (or bool) scalars with no autograd, as iterating a
+    CPU tensor gives (`i + block_size`, `i % n`, `n - 1`): numpy computes them exactly, with no dispatch, no
+    program to compile and no device round trip, and the result stays on the host for the int() or index that
+    usually reads it. (Lists of tensors, as torch.stack takes, go to the device.)"""
+    seen = False
+    for t in vals:
+        if isinstance(t, Tensor):
+            a = t._np
+            if a is None or a.ndim or a.dtype.kind not in "biu" or t._base is not None or t.requires_grad:
+                return False
+            seen = True
+        elif type(t) in (list, tuple) and any(isinstance(x, Tensor) for x in t):
+            return False
+    return seen and not op.view and not TRACING and _fwd.STATE.level is None and _host.has_rule(op)
 
 
 def _mark_views(op, src, result, args, kwargs):

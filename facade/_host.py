@@ -407,11 +407,17 @@ def _np_scalar(a, dtype):
     return np.asarray(a).astype(dtype)  # astype wraps ints as torch does
 
 
-def _rebuild(s, it):
-    """dispatch._rebuild with numpy scalars: the argument values of one call from its skeleton."""
-    from ._dispatch import _rebuild as rebuild
+_LATE = []  # (CPU, Tensor, dispatch._rebuild), imported on first use: those modules import this one
 
-    return rebuild(s, it, _np_scalar)
+
+def _late():
+    if not _LATE:
+        from ._device import CPU
+        from ._dispatch import _rebuild
+        from ._tensor import Tensor
+
+        _LATE.extend((CPU, Tensor, _rebuild))
+    return _LATE
 
 
 def _signature(arrays):
@@ -430,20 +436,20 @@ def _abstract(comp, arrays):
     return avals
 
 
-def run(comp, skel, dyn):
-    """dispatch.run in host mode: the op's values with numpy, wrapped as CPU tensors."""
-    from ._device import CPU
-    from ._tensor import Tensor
-
+def run(comp, skel, dyn, numpy_backed=False):
+    """dispatch.run in host mode: the op's values with numpy, wrapped as CPU tensors (`numpy_backed`: as
+    Tensor._from_numpy makes them, outside host mode, where a tensor's `_data` is a jax array)."""
+    CPU, Tensor, rebuild = _LATE or _late()
     op = comp.op
     name = op.fn.__name__
     if not has_rule(op):
         raise _unsupported(f"torch.{op.name}")
     impl = _NUMPY.get(name)
-    arrays = [np.asarray(t._arr()) if isinstance(t, Tensor) else t for t in dyn]
+    arrays = [(t._np if t._np is not None and t._base is None else np.asarray(t._arr())) if isinstance(t, Tensor)
+              else t for t in dyn]
     avals = _abstract(comp, arrays) if op.jit else None
     it = iter(arrays)
-    vals = [_rebuild(s, it) for s in skel]
+    vals = [rebuild(s, it, _np_scalar) for s in skel]  # dispatch's, with numpy scalars
     args, kwargs = vals[:op.npos], dict(zip(op.params[op.npos:], vals[op.npos:]))
     if name in _SHAPED:
         out = np.broadcast_to(args[0], avals.shape) if name in ("expand", "broadcast_to") else \
@@ -455,10 +461,11 @@ def run(comp, skel, dyn):
             out = impl(*args, **kwargs)
     if avals is None:  # a data-dependent shape: numpy's result is the reference
         avals = tuple(map(np.asarray, out)) if isinstance(out, (tuple, list)) else np.asarray(out)
+    wrap = Tensor._from_numpy if numpy_backed else lambda a: Tensor._from_array(a, CPU)
     if isinstance(out, (tuple, list)):
-        res = tuple(Tensor._from_array(_fit(o, a, op, arrays), CPU) for o, a in zip(out, avals))
+        res = tuple(wrap(_fit(o, a, op, arrays)) for o, a in zip(out, avals))
         return op.out(*res) if op.out is not None else res
-    return Tensor._from_array(_fit(out, avals, op, arrays), CPU)
+    return wrap(_fit(out, avals, op, arrays))
 
 
 def _fit(out, aval, op, arrays):

@@ -18,12 +18,10 @@ import types
 from collections import OrderedDict
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
-from ._creation import _SMALL
-from ._device import CPU, META, jax_device
+from ._device import CPU, META, jax_device, put
 from ._device import device as _device
 from ._layout import LAYOUTS, layout
 from ._tensor import Size, Tensor, _contiguous_strides
@@ -137,7 +135,7 @@ class TypedStorage:
         if jd != jax.local_devices()[0]:
             a = jax.device_put(arr, jd)
         else:  # uncommitted, as facade's creation functions leave arrays on the default device
-            a = jnp.asarray(arr) if arr.size <= _SMALL else jax.device_put(arr)  # the latter adopts arr, no copy
+            a = put(arr)
         return Tensor._from_array(a, self.device)
 
 

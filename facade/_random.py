@@ -360,14 +360,14 @@ def _threefry_words(key, start, n):
 
 def _host_draw(gen, kind, n, np_dt, params):
     """What `_run(kind, ((n,), np_dt), key, *params)` returns, computed with numpy; advances `gen` as it does."""
-    key = np.asarray(gen._key, np.uint32)
-    gen._key = _threefry_words(key, 0, 2)  # the next key: the stream's first two words; the sample follows them
+    uniform = kind == "uniform"
+    w = _threefry_words(np.asarray(gen._key, np.uint32), 0, 2 + (n + n % 2 if uniform else 2 * n))
+    gen._key, w = w[:2].copy(), w[2:]  # the next key: the stream's first two words; the sample follows them
     low, high = params
-    if kind == "uniform":
-        w = _threefry_words(key, 1, n + n % 2)[:n]
-        u = ((w >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
+    if uniform:
+        u = ((w[:n] >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
         return (np.float64(low) + np.float64(np.float32(high - low)) * u.astype(np.float64)).astype(np.float32)
-    w = _threefry_words(key, 1, 2 * n).astype(np.uint64)
+    w = w.astype(np.uint64)
     lo = np.asarray(low, np.int64).astype(np.uint64)
     with np.errstate(over="ignore"):
         x = (w[0::2] | (w[1::2] << np.uint64(32))) % (np.asarray(high, np.int64).astype(np.uint64) - lo)

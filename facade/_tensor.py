@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _deferred, _dispatch, _host, _ragged
 from . import _dtype as D
-from ._device import CPU, META, gpus, jax_device
+from ._device import CPU, META, gpus, jax_device, put
 from ._device import device as _devcls
 from .autograd import graph
 from .autograd.grad_mode import STATE
@@ -92,6 +92,20 @@ class ValueNeeded(RuntimeError):
     """A traced Tensor's value was asked for (item(), bool(), print ...): a graph break under torch.compile."""
 
 
+class _PendingGeometry:
+    """A view's (shape, strides, offset) by a rule that reads only the view op's other arguments (not the source
+    tensor, which it does not keep alive), worked out when first asked for."""
+
+    __slots__ = ("g", "op", "args", "kwargs", "k")
+
+    def __init__(self, g, op, args, kwargs, k):
+        self.g, self.op, self.args, self.kwargs, self.k = g, op, args, kwargs, k
+
+    def resolve(self, shape):
+        vals = _dispatch.bind(self.op, (None, *self.args), dict(self.kwargs) if self.kwargs else None)
+        return (shape, *self.op.geometry(self.g, shape, vals, self.k))
+
+
 class Tensor:
     """A multi-dimensional array with torch's API. See DESIGN.md, "Tensor"."""
 
@@ -150,7 +164,7 @@ class Tensor:
         b = self._base
         if b is None:
             a = self._np
-            return (a if _host.ACTIVE else jax.device_put(a)) if a is not None else self._data  # a copy, no compile
+            return (a if _host.ACTIVE else put(a)) if a is not None else self._data  # a copy, no compile
         if self._bsv == b._sv and self._data is not None and b._np is None:
             return self._data
         grad = not self._detached and b.requires_grad and STATE.enabled
@@ -188,9 +202,9 @@ class Tensor:
             _ragged.materialize(self)
         if self._base is None:
             if self._np is not None:
-                np.copyto(self._np, np.asarray(res._data))
+                np.copyto(self._np, res._np if res._np is not None else np.asarray(res._arr()))
             else:
-                self._data = res._data
+                self._data = res._arr()
             self._sv += 1
             if record:
                 self._vc += 1
@@ -205,9 +219,9 @@ class Tensor:
         else:
             # an alias of the whole base (detach(), .data, a state_dict value) writes it directly: no index, no scatter
             whole = self.dtype is b.dtype and self._geometry() == b._geometry()
-            b._write(res if whole else Tensor._from_array(_put_flat(b._arr(), self._flat_index(), res._data),
+            b._write(res if whole else Tensor._from_array(_put_flat(b._arr(), self._flat_index(), res._arr()),
                                                           b._device), record)
-            self._data, self._bsv = res._data, b._sv
+            self._data, self._bsv = res._arr(), b._sv
 
     def _flat_index(self):
         """Flat positions in the root base that this view reads (shape of the view)."""
@@ -231,8 +245,13 @@ class Tensor:
         self._bsv = root._sv
         rule = getattr(op, "geometry", None)  # (geometry in, shape out, bound args, k) -> strides, offset
         g = src._geometry() if rule is not None else None
-        self._geom = None if g is None else (tuple(self.shape), *rule(g, tuple(self.shape), _dispatch.bind(
-            op, (src, *args), dict(kwargs) if kwargs else None), k))
+        if g is None:
+            self._geom = None
+        elif getattr(op, "geometry_lazy", False):  # a slice in every step: worked out only if ever asked for
+            self._geom = _PendingGeometry(g, op, args, kwargs, k)
+        else:
+            self._geom = (tuple(self.shape), *rule(g, tuple(self.shape), _dispatch.bind(
+                op, (src, *args), dict(kwargs) if kwargs else None), k))
         return self
 
     def _geometry(self):
@@ -240,7 +259,10 @@ class Tensor:
         if self._base is None:
             shape = tuple(self.shape)
             return shape, _contiguous_strides(shape), 0
-        return getattr(self, "_geom", None)
+        g = getattr(self, "_geom", None)
+        if type(g) is _PendingGeometry:
+            g = self._geom = g.resolve(tuple(self.shape))
+        return g
 
     def _alias(self, detached):
         """A tensor sharing self's storage (for .data and .detach())."""
@@ -641,6 +663,14 @@ class Tensor:
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
+        if self.ndim == 1 and self.dtype._cat <= 1 and self._base is None and self._rg is None and \
+                not self.requires_grad and self._device.type == "cpu" and not _host.ACTIVE and \
+                not isinstance(self._data, jax.core.Tracer):
+            # `for i in ix` of CPU integers (indices, lengths, labels): the values move to the host once and
+            # each element is a 0-dim view of them, which int(), slicing and integer arithmetic read with no
+            # program and no device round trip (see _dispatch._host_scalars)
+            a = self.numpy()
+            return (Tensor._from_numpy(a[k, ...]) for k in range(len(a)))
         return iter(self.unbind(0))
 
     def __bool__(self):
@@ -665,6 +695,9 @@ class Tensor:
         return complex(self._scalar())
 
     def __index__(self):
+        a = self._np
+        if a is not None and not a.ndim and a.dtype.kind in "biu" and self._base is None:  # `for i in ix`: i
+            return int(a)
         if self.dtype._cat > 1 or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())

@@ -31,6 +31,8 @@ def _values(t):
     """Host values of a Tensor, or None while tracing / on the meta device."""
     if t._device.type == "meta":
         return None
+    if t._np is not None and t._base is None:  # numpy-backed (from_numpy, iterating a CPU tensor): no copy
+        return t._np
     a = t._arr()
     return None if isinstance(a, jax.core.Tracer) else np.asarray(a)
 
@@ -322,14 +324,14 @@ def _getitem_geometry(g, out, vals, k):
 
 def _basic_op(grad_name):
     return _rule(Op("__getitem__", F.getitem, arrays=("input", "indices"), view=True, saves=(), method=False,
-                    function=False, grad_name=grad_name), _getitem_geometry)
+                    function=False, grad_name=grad_name), _getitem_geometry, lazy=True)
 
 
 _GET = {name: _basic_op(name + "Backward0") for name in ("Select", "Slice", "Unsqueeze", "Alias")}
 # x[i] for a Python int i: the index is traced, so a DataLoader reading x[0], x[1] ... compiles once
 _GET_INT = _rule(Op("__getitem__", F.index_dim0, arrays=("input", "index"), view=True, saves=(), method=False,
                     function=False, grad_name="SelectBackward0"),
-                 lambda g, out, vals, k: _getitem_geometry(g, out, (vals[0], (int(vals[1]),)), k))
+                 lambda g, out, vals, k: _getitem_geometry(g, out, (vals[0], (int(vals[1]),)), k), lazy=True)
 _GET_ADVANCED = Op("__getitem__", F.getitem, arrays=("input", "indices"), saves=(), method=False, function=False,
                    grad_name="IndexBackward0")
 _SET_BASIC = Op("__setitem__", F.setitem, arrays=("input", "indices", "values"), saves=(), method=False,
@@ -390,7 +392,7 @@ def _window_geometry(g, out, vals, k):
 
 
 _GET_WINDOW = {name: _rule(Op("__getitem__", F.getitem_window, arrays=("input", "offset"), view=True, saves=(),
-                              method=False, function=False, grad_name=name + "Backward0"), _window_geometry)
+                              method=False, function=False, grad_name=name + "Backward0"), _window_geometry, lazy=True)
                for name in _GET}
 _SET_WINDOW = Op("__setitem__", F.setitem_window, arrays=("input", "offset", "values"), saves=(), method=False,
                  function=False, grad_name="CopySlices")
@@ -428,7 +430,7 @@ def __getitem__(self, index):
         if not -n <= index < n:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
         if self._np is not None and self._base is None and not self.requires_grad:  # from_numpy data, as in a
-            return Tensor._from_numpy(self._np[index])  # TensorDataset: a numpy view, shared memory, no JAX work
+            return Tensor._from_numpy(self._np[index, ...])  # TensorDataset: a numpy view (0-dim too), no JAX work
         return call(_GET_INT, (self, int(index) % n), None)
     if not _is_basic(norm):
         return call(_GET_ADVANCED, (self, norm), None)

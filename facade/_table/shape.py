@@ -209,8 +209,10 @@ def _strided(g, out, vals, k):
     return tuple(vals[2]), int(vals[3] or 0)
 
 
-def _rule(op, geometry):
-    op.geometry = geometry
+def _rule(op, geometry, lazy=False):
+    """`op` with its view geometry rule; `lazy`: the rule reads only the op's other arguments, not its input
+    (indexing), so a view it makes works its geometry out when first asked for (Tensor._geometry)."""
+    op.geometry, op.geometry_lazy = geometry, lazy
     return op
 
 

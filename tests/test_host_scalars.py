@@ -1,0 +1,107 @@
+"""`for i in ix` over a CPU integer tensor: each element is a 0-dim view of the tensor's values on the host, and
+integer arithmetic on such scalars (`i + block_size`, `i % n`) runs in numpy, compiling nothing; values, dtypes,
+views and errors are torch's."""
+
+import operator
+
+import numpy as np
+import pytest
+import torch
+
+import facade
+from facade.compiler import metrics, reset_metrics
+
+from ._compare import same
+
+IX = {"int64": [5, -3, 0, 17, 2**40], "int32": [5, -3, 0, 17, 2**30], "uint8": [5, 250, 0, 17, 128],
+      "bool": [True, False, True, True, False]}
+
+
+def _elements(lib, dtype="int64"):
+    return list(lib.tensor(IX[dtype], dtype=getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_elements_like_torch(dtype):
+    def elements(lib):
+        return [(int(i), i.dtype, tuple(i.shape), i.item()) for i in _elements(lib, dtype)]
+
+    got, want = elements(facade), elements(torch)
+    assert [(v, str(d), s, it) for v, d, s, it in got] == [(v, str(d), s, it) for v, d, s, it in want]
+
+
+ARITHMETIC = [
+    lambda i: i + 8, lambda i: 8 + i, lambda i: i - 1, lambda i: 3 - i, lambda i: i * 3, lambda i: i // 4,
+    lambda i: -7 // i if int(i) else i, lambda i: i % 5, lambda i: -i, lambda i: abs(i), lambda i: i / 2,
+    lambda i: i + 1.5, lambda i: i * True, lambda i: i < 3, lambda i: i == 5, lambda i: i + i, lambda i: i * i,
+    lambda i: (i + 8) + 1, lambda i: i.clamp(0, 10), lambda i: i & 6, lambda i: i << 2, lambda i: i ** 2,
+    lambda i: i.float(), lambda i: i.to(facade.int32 if isinstance(i, facade.Tensor) else torch.int32),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ARITHMETIC)))
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_arithmetic_like_torch(k, dtype):
+    fn = ARITHMETIC[k]
+    for n in range(len(IX[dtype])):
+        same(lambda lib, n=n: fn(_elements(lib, dtype)[n]))
+
+
+def test_arithmetic_results_stay_on_the_host_and_compile_nothing():
+    data = facade.arange(400)
+    ix = facade.tensor([3, 40, 7, 100])
+    list(ix)  # the first iteration moves ix's values to the host
+    reset_metrics()
+    rows = [data[i:i + 8] for i in ix] + [data[i + 1:i + 8 + 1] for i in ix]
+    starts = [int(i * 2 % 50) for i in ix]
+    assert metrics().compiles <= 1  # the window program of data's shape, nothing per scalar op
+    assert all((i + 1)._np is not None for i in ix)
+    want = [torch.arange(400)[i:i + 8] for i in (3, 40, 7, 100)] + \
+        [torch.arange(400)[i + 1:i + 9] for i in (3, 40, 7, 100)]
+    for r, w in zip(rows, want):
+        np.testing.assert_array_equal(r.numpy(), w.numpy())
+    assert starts == [6, 30, 14, 0]
+
+
+def test_an_element_is_a_view_of_the_tensor():
+    """torch's elements are views: writing one writes the tensor, and the tensor's writes show in it."""
+    def run(lib):
+        ix = lib.tensor([1, 2, 3])
+        a, b, c = ix
+        a += 10
+        b.fill_(7)
+        ix[2] = 30
+        d = ix + 0  # the tensor still works on the device
+        return ix, a, b, c, d
+
+    got, want = run(facade), run(torch)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+        assert str(g.dtype).split(".")[1] == str(w.dtype).split(".")[1]
+
+
+def test_elements_meet_device_tensors_like_torch():
+    def run(lib):
+        t = lib.arange(24.0).reshape(4, 6)
+        return [t[i] * i + t[:, i].sum() for i in lib.tensor([0, 3, -1])] + [lib.stack(list(lib.tensor([2, 1])))]
+
+    for g, w in zip(run(facade), run(torch)):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+@pytest.mark.parametrize("fn", [lambda i: i // 0, lambda i: i % 0, lambda i: operator.index(i * 1.5),
+                                lambda i: i.float().requires_grad_() * 2, lambda i: [][i]],
+                         ids=["floordiv0", "mod0", "index-float", "grad", "list-index"])
+def test_errors_like_torch(fn):
+    same(lambda lib: fn(_elements(lib)[0]), values=False)
+
+
+def test_float_and_grad_tensors_iterate_as_before():
+    """Only plain CPU integer (and bool) vectors take the host path; a float vector's elements are device tensors
+    and a 2-d tensor's rows come from unbind, with autograd as torch's."""
+    x = facade.tensor([1.0, 2.0], requires_grad=True)
+    a, b = x
+    (a * 3 + b).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 1.0])
+    assert all(r._np is None for r in facade.arange(6).reshape(2, 3))
+    assert all(v._np is None for v in facade.tensor([0.5, 1.5]))
