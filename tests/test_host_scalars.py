@@ -105,3 +105,29 @@ def test_float_and_grad_tensors_iterate_as_before():
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 1.0])
     assert all(r._np is None for r in facade.arange(6).reshape(2, 3))
     assert all(v._np is None for v in facade.tensor([0.5, 1.5]))
+
+
+def test_basic_indexing_of_a_cpu_tensor_compiles_nothing():
+    """x[a:b], x[:, i], x[i] of a CPU tensor that records no autograd: numpy copies the values (no program per
+    new shape); the results are torch's views all the same."""
+    base = np.arange(7 * 9 * 4, dtype=np.float32).reshape(7, 9, 4)
+    base[0, 0, :2] = (-0.0, np.nan)
+    indexes = [slice(2, 5), (slice(None), 3), 4, (1, slice(None), slice(1, 4)), (None, -1, Ellipsis, 2),
+               (slice(1, None, 2), slice(None, None, 3)), (0, 0)]
+    x = facade.tensor(base)
+    reset_metrics()
+    got = [x[ix] for ix in indexes]
+    assert metrics().compiles == 0
+    want = [torch.tensor(base)[ix] for ix in indexes]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+        assert (tuple(g.shape), g.stride(), g.storage_offset(), g._base is x) == \
+            (tuple(w.shape), w.stride(), w.storage_offset(), True)
+    assert np.signbit(got[-1][0].item())
+    for lib in (torch, facade):  # still views: writes go both ways
+        t = lib.zeros(4, 5)
+        row = t[1]
+        row[2] = 7.0
+        t[1, 3] = 8.0
+        np.testing.assert_array_equal(row.numpy(), [0, 0, 7, 8, 0])
+        assert t.sum().item() == 15.0

@@ -8,19 +8,24 @@ Index values are checked here against the sizes they index (torch's errors), whi
 concrete values: under tracing the check is skipped.
 """
 
+import math
 import numbers
 import operator
 import warnings
 
 import jax
 import numpy as np
+from jax._src.array import ArrayImpl
+from jax.sharding import SingleDeviceSharding
 
 import functional as F
 
-from .. import _deferred, _host, _ragged
+from .. import _deferred, _dispatch, _host, _ragged
 from .. import _dtype as D
+from .._device import put
 from .._dispatch import Op, call, call_inplace
 from .._tensor import _TYPE_NAMES, Tensor, _contiguous_strides
+from ..autograd import forward_ad as _fwd
 from ..autograd.grad_mode import STATE
 from .shape import _rule, _w
 
@@ -239,6 +244,8 @@ def _is_mask(t):
 
 def normalize(self, index):
     """The index tuple for functional.getitem: ints, slices, None, ..., bools and integer Tensors."""
+    if type(index) is slice and self.ndim:  # x[a:b], the commonest index: nothing to count or check
+        return (_item(index),)
     if isinstance(index, tuple):
         items = index
     elif isinstance(index, list) and _seq_as_tuple(index):
@@ -398,6 +405,25 @@ _SET_WINDOW = Op("__setitem__", F.setitem_window, arrays=("input", "offset", "va
                  function=False, grad_name="CopySlices")
 
 
+_HOST_VIEW_MAX = 1 << 16  # elements: a larger view is one XLA copy rather than a numpy copy and a transfer
+
+
+def _host_view(self, index, n, op, args):
+    """self[index] (basic: ints, slices, None, ...) as numpy copies it, for a CPU tensor whose view records no
+    autograd and whose array is concrete: the same values as the op's program, with no dispatch and no program
+    to compile per shape (a slice per sample in get_batch, a row per Dataset item). The result is an ordinary
+    view made by `op`; None where this does not apply."""
+    if (n > _HOST_VIEW_MAX or self._rg is not None or _dispatch.TRACING or (STATE.enabled and self.requires_grad)
+            or _fwd.STATE.level is not None or not _deferred.host_memory(self._device)):
+        return None
+    a = self._arr()
+    if type(a) is not ArrayImpl or type(a.sharding) is not SingleDeviceSharding:
+        return None
+    jd = next(iter(a.devices())) if a.committed else None
+    res = Tensor._from_array(put(np.asarray(np.asarray(a)[index]), jd), self._device)
+    return res._mark_view(self, op, args, None)
+
+
 def _getitem_kind(self, index, single):
     """torch's grad_fn of a basic index: that of the last view op its items apply."""
     kind = "Alias"
@@ -431,13 +457,17 @@ def __getitem__(self, index):
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {n}")
         if self._np is not None and self._base is None and not self.requires_grad:  # from_numpy data, as in a
             return Tensor._from_numpy(self._np[index, ...])  # TensorDataset: a numpy view (0-dim too), no JAX work
-        return call(_GET_INT, (self, int(index) % n), None)
+        index = int(index) % n
+        got = _host_view(self, index, self.numel() // n, _GET_INT, (index,))
+        return got if got is not None else call(_GET_INT, (self, index), None)
     if not _is_basic(norm):
         return call(_GET_ADVANCED, (self, norm), None)
     kind = _getitem_kind(self, norm, not isinstance(index, tuple))
     window = _window(self, norm)  # ints and slice starts are traced: one program serves every value
     if window is not None:
-        return call(_GET_WINDOW[kind], (self, *window), None)
+        op, size = _GET_WINDOW[kind], math.prod(s[0] for s in window[1] if type(s) is tuple)
+        got = _host_view(self, norm, size, op, window)
+        return got if got is not None else call(op, (self, *window), None)
     return call(_GET[kind], (self, norm), None)
 
 
