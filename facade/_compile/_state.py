@@ -135,6 +135,8 @@ class State:
         for m in found.modules:
             self.modules.extend(m.modules())
         self._ids = self._sv = self._meta = None
+        self._cands = self._tensors = None  # the last call's candidates (their ids) and the tensors they gave
+        self._keyed = None  # the list of tensors whose ids are self._ids
         # modules whose Python flags change what a trace records (DistributedDataParallel under no_sync())
         self.guarded = [m for m in self.modules if hasattr(type(m), "_compile_guard")]
 
@@ -151,7 +153,12 @@ class State:
                     else:
                         cands += tensor_leaves(v)
         cands += [t if t._base is None else t._base for t in self.found.tensors]
-        return [t for t in {id(t): t for t in cands if t is not None}.values() if t._base is None]
+        ids = tuple(map(id, cands))
+        if self._cands is None or ids != self._cands[0]:  # the same objects as last call (the common case, and
+            # kept alive by _cands, so no id is reused): the same tensors, without the dedup
+            self._cands = ids, cands
+            self._tensors = [t for t in {id(t): t for t in cands if t is not None}.values() if t._base is None]
+        return self._tensors
 
     def hypers(self):
         """(group, hyperparameters) of every optimizer group whose update reads them as traced values."""
@@ -162,7 +169,8 @@ class State:
         """What a compiled program depends on besides the values: the state tensors' identity, shape, dtype and
         device (re-read only when a tensor was written since this program last wrote them), requires_grad and
         whether each has a grad; module training flags and guards; optimizer options and state structure."""
-        ids, sv = tuple(map(id, tensors)), tuple([t._sv for t in tensors])
+        ids = self._ids if tensors is self._keyed else tuple(map(id, tensors))  # tensors() gave the same list
+        self._keyed, sv = tensors, tuple([t._sv for t in tensors])
         if ids != self._ids or sv != self._sv:
             self._ids, self._sv = ids, None
             meta = tuple([(t.shape, t.dtype, t._device) for t in tensors])
