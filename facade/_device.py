@@ -121,8 +121,9 @@ def put(arr, jd=None):
     """jax.device_put(arr, jd) of a numpy array: a copy on JAX device `jd`, committed to it, or on JAX's
     default device and uncommitted for None. Outside a trace it calls the copy that jax.device_put ends in
     (jaxlib's batched_device_put, as jax.device_put(x, copy=True) does) without ~60 us of Python layers
-    around it: a tensor made from host values costs ~9 us, not ~70 (and no compile, unlike a jitted copy)."""
-    if type(arr) is np.ndarray and isinstance(_core.trace_ctx.trace, _core.EvalTrace):
+    around it: a tensor made from host values costs ~9 us, not ~70 (and no compile, unlike a jitted copy).
+    A byte-swapped array goes to jax.device_put, which refuses it (the direct copy would misread it)."""
+    if type(arr) is np.ndarray and arr.dtype.isnative and isinstance(_core.trace_ctx.trace, _core.EvalTrace):
         d = _pxla.get_default_device() if jd is None else jd
         s = _SHARDINGS.get(d)
         if s is None:

@@ -131,3 +131,31 @@ def test_basic_indexing_of_a_cpu_tensor_compiles_nothing():
         t[1, 3] = 8.0
         np.testing.assert_array_equal(row.numpy(), [0, 0, 7, 8, 0])
         assert t.sum().item() == 15.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.arange(10, dtype=np.float32)[::-1], lambda: np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2],
+    lambda: np.asfortranarray(np.arange(6.0).reshape(2, 3)), lambda: np.zeros((0, 3), np.float16),
+    lambda: np.array(-0.0), lambda: np.array([True, False]), lambda: np.arange(3, dtype=np.complex64) * 1j,
+    lambda: np.array([np.nan, -np.inf], np.float32), lambda: np.arange(4, dtype=np.uint8)],
+    ids=["reversed", "strided", "fortran", "empty", "0-dim -0.0", "bool", "complex", "nan-inf", "uint8"])
+def test_put_is_jax_device_put(make):
+    """facade._device.put, the direct host-to-device copy under tensor creation: jax.device_put's array (bits,
+    dtype, placement, commitment), a copy that a later write to the numpy array does not reach."""
+    import jax
+
+    from facade._device import put
+
+    arr = make()
+    for jd in (None, jax.devices("cpu")[0]):
+        got, want = put(arr, jd), jax.device_put(arr, jd)
+        assert (got.dtype, got.shape, got.weak_type, got.committed, got.sharding) == \
+            (want.dtype, want.shape, want.weak_type, want.committed, want.sharding)
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    if arr.size:
+        before = np.asarray(put(arr)).copy()
+        kept = put(arr)
+        arr.flat[0] = 1
+        np.testing.assert_array_equal(np.asarray(kept), before)
+    with pytest.raises(TypeError, match="not a valid JAX array type"):
+        put(np.arange(3, dtype=">f4"))
