@@ -665,7 +665,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         if self.ndim == 1 and self.dtype._cat <= 1 and self._base is None and self._rg is None and \
                 not self.requires_grad and self._device.type == "cpu" and not _host.ACTIVE and \
-                not isinstance(self._data, jax.core.Tracer):
+                (self._np is not None or self._data is not None and not isinstance(self._data, jax.core.Tracer)):
             # `for i in ix` of CPU integers (indices, lengths, labels): the values move to the host once and
             # each element is a 0-dim view of them, which int(), slicing and integer arithmetic read with no
             # program and no device round trip (see _dispatch._host_scalars)

@@ -416,7 +416,7 @@ def _host_view(self, index, n, op, args):
     if (n > _HOST_VIEW_MAX or self._rg is not None or _dispatch.TRACING or (STATE.enabled and self.requires_grad)
             or _fwd.STATE.level is not None or not _deferred.host_memory(self._device)):
         return None
-    a = self._arr()
+    a = self._data if self._base is None else self._sync()  # as the dispatcher reads it (a DTensor's is None)
     if type(a) is not ArrayImpl or type(a.sharding) is not SingleDeviceSharding:
         return None
     jd = next(iter(a.devices())) if a.committed else None
