@@ -160,3 +160,15 @@ def test_put_is_jax_device_put(make):
         np.testing.assert_array_equal(np.asarray(kept), before)
     with pytest.raises(TypeError, match="not a valid JAX array type"):
         put(np.arange(3, dtype=">f4"))
+
+
+def test_put_without_the_direct_copy_is_jax_device_put(monkeypatch):
+    """A jax whose private copy function moved: put falls back to jax.device_put, with the same result."""
+    from facade import _device
+
+    arr = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::2]
+    want = _device.put(arr)
+    monkeypatch.setattr(_device, "_DIRECT", None)
+    got = _device.put(arr)
+    assert (got.dtype, got.shape, got.committed) == (want.dtype, want.shape, want.committed)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
