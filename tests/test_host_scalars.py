@@ -61,7 +61,7 @@ def test_arithmetic_results_stay_on_the_host_and_compile_nothing():
         [torch.arange(400)[i + 1:i + 9] for i in (3, 40, 7, 100)]
     for r, w in zip(rows, want):
         np.testing.assert_array_equal(r.numpy(), w.numpy())
-    assert starts == [6, 30, 14, 0]
+    assert starts == [int(i * 2 % 50) for i in torch.tensor([3, 40, 7, 100])]
 
 
 def test_an_element_is_a_view_of_the_tensor():
@@ -100,10 +100,13 @@ def test_errors_like_torch(fn):
 def test_float_and_grad_tensors_iterate_as_before():
     """Only plain CPU integer (and bool) vectors take the host path; a float vector's elements are device tensors
     and a 2-d tensor's rows come from unbind, with autograd as torch's."""
-    x = facade.tensor([1.0, 2.0], requires_grad=True)
-    a, b = x
-    (a * 3 + b).backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 1.0])
+    grads = []
+    for lib in (torch, facade):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a, b = x
+        (a * 3 + b).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
     assert all(r._np is None for r in facade.arange(6).reshape(2, 3))
     assert all(v._np is None for v in facade.tensor([0.5, 1.5]))
 
@@ -122,16 +125,17 @@ def test_basic_indexing_of_a_cpu_tensor_compiles_nothing():
     want = [torch.tensor(base)[ix] for ix in indexes]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
+        np.testing.assert_array_equal(np.signbit(g.numpy()), np.signbit(w.numpy()))  # -0.0 kept
         assert (tuple(g.shape), g.stride(), g.storage_offset(), g._base is x) == \
             (tuple(w.shape), w.stride(), w.storage_offset(), True)
-    assert np.signbit(got[-1][0].item())
+    seen = []
     for lib in (torch, facade):  # still views: writes go both ways
         t = lib.zeros(4, 5)
         row = t[1]
         row[2] = 7.0
         t[1, 3] = 8.0
-        np.testing.assert_array_equal(row.numpy(), [0, 0, 7, 8, 0])
-        assert t.sum().item() == 15.0
+        seen.append((row.tolist(), t.tolist(), t._version))
+    assert seen[1] == seen[0]
 
 
 @pytest.mark.parametrize("make", [
