@@ -6,11 +6,13 @@ import logging
 import re
 import warnings
 
+import jax
 import numpy as np
 import pytest
 import torch
 
 import facade
+from facade._compile import _function
 from facade.compiler import metrics, reset_metrics
 
 from ._compare import host
@@ -519,3 +521,40 @@ def test_a_body_under_no_grad_returns_outputs_without_a_graph():
         np.testing.assert_allclose(host(got), want.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(host(fm[1].running_mean), tm[1].running_mean.numpy(), rtol=1e-5, atol=1e-6)
     assert int(fm[1].num_batches_tracked) == int(tm[1].num_batches_tracked) == 3
+
+
+def test_a_donated_step_gives_each_state_slot_its_own_buffer_back(monkeypatch):
+    """A whole step with Adam (a 0-d `step` count per parameter, as torch's) donates its state: jit hands a
+    donated buffer to the first output of its shape, so each slot's new value must come before the loss and in
+    the order of the inputs, or every 0-d count lands in its neighbour's buffer and costs a copy. A generator
+    key the step does not draw from (no dropout) is not an output at all."""
+    model = _model(facade)
+    opt = facade.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = facade.tensor(X), facade.tensor(Y)
+
+    @facade.compile
+    def step():
+        opt.zero_grad()
+        loss = facade.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    specs = []
+    donating = _function._donating
+
+    def record(raw, ndonate, arrays):  # the avals of the arrays the donating program is built for
+        specs[:] = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) for a in arrays[:ndonate]]
+        specs.extend(arrays[ndonate:])
+        return donating(raw, ndonate, arrays)
+
+    monkeypatch.setattr(_function, "_donating", record)
+    for _ in range(3):
+        step()
+    (entry,) = step._entries.values()
+    assert entry.donating is not None and not any(kind == "key" for kind, _, _ in entry.out[2])
+    text = entry.donating.lower(*specs).compile().as_text()
+    aliases = dict((int(o), int(i)) for o, i in re.findall(r"\{(\d+)\}: \((\d+), \{\}, may-alias\)", text))
+    steps = [i for i, a in enumerate(specs[:entry.ndonate]) if a.ndim == 0 and a.dtype == np.float32]
+    assert len(steps) == len(list(model.parameters()))  # one count per parameter, each donated ...
+    assert all(aliases.get(i) == i for i in steps)  # ... and written back into its own buffer

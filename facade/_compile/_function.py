@@ -215,6 +215,8 @@ class CompiledFunction:
         here = tensors[0]._device if device is not None else None
         keys = [_committed(_random._key_on(g, here or g.device), here or g.device, sharded)
                 for g in st.found.generators]
+        for g, k in zip(st.found.generators, keys):  # moved once: a key the program does not draw from stays put
+            g._key = k
         inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
@@ -274,7 +276,6 @@ class CompiledFunction:
         grad_mode = entry.key[-1]
         is_tensor = [isinstance(x, Tensor) for x in leaves0]
         meta = [(x._device, x.requires_grad) if isinstance(x, Tensor) else x for x in leaves0]
-        ngrad = sum(t._grad is not None for t in tensors)
 
         def raw(*arrays):
             it = iter(arrays)
@@ -289,6 +290,7 @@ class CompiledFunction:
                 traced = {id(group): {k: _unflat(v, it) for k, v in hp.items()} for group, hp in hypers}
                 for g in gens:
                     g._key = next(it)
+                keys = [g._key for g in gens]
                 leaves = []
                 for m, is_t in zip(meta, is_tensor):
                     if is_t:
@@ -303,20 +305,23 @@ class CompiledFunction:
                     out = fn(*args, **kwargs)
                 if entry.modes is None:  # the forward's trace (a backward's retrace may start from other flags)
                     entry.modes = [(m, m.training) for m, was in zip(st.modules, modes) if m.training != was]
-                return self._outputs(entry, out, saved, ngrad, arrays)
+                return self._outputs(entry, out, saved, keys, arrays)
             finally:
                 saved.restore()
 
         raw.__name__ = f"compiled_{getattr(fn, '__name__', 'function')}"
         return raw
 
-    def _outputs(self, entry, out, saved, ngrad, arrays):
-        """The program's outputs: the function's tensors, then every state slot that changed."""
+    def _outputs(self, entry, out, saved, keys, arrays):
+        """The program's outputs: every state slot that changed, in the order of the inputs, then the function's
+        tensors. jit gives a donated buffer to the first output of its shape and dtype, so with the state first each
+        slot gets its own buffer back; the loss first would take the first 0-d state buffer (an Adam step count),
+        and every later step count its neighbour's, each a copy."""
         leaves, treedef = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-        res, spec = [], []
+        res, results, spec = [], [], []
         for x in leaves:
             if isinstance(x, Tensor):
-                res.append(x._arr())
+                results.append(x._arr())
                 spec.append(None)
             else:
                 spec.append(x)
@@ -364,20 +369,21 @@ class CompiledFunction:
                         else:
                             where.append((None, x))
                     writes.append(("opttree", (opt, path, tree), where))
-        for g in entry.state.found.generators:
-            writes.append(("key", g, len(res)))
-            res.append(g._key)
-        entry.out = (treedef, spec, writes)
+        for g, key in zip(entry.state.found.generators, keys):
+            if g._key is not key:  # a key the function did not draw from is not an output (nor a copy)
+                writes.append(("key", g, len(res)))
+                res.append(g._key)
+        entry.out = (treedef, spec, writes, len(res))
         # no graph to record when the function ran backward itself, or when none of its outputs requires grad
         # (a body under no_grad): torch's outputs then have no grad_fn, and nothing keeps the residuals
         entry.detached = grads_changed or not any(x.requires_grad for x in leaves if isinstance(x, Tensor))
-        return tuple(res)
+        return (*res, *results)
 
     def _write_back(self, entry, outs, res, device):
         """Write the program's state outputs into their slots; the function's outputs as Tensors (those of the
         recorded node, `res`, when there is one)."""
-        treedef, spec, writes = entry.out
-        k = iter(range(len(spec)))
+        treedef, spec, writes, first = entry.out
+        k = iter(range(first, first + len(spec)))
         leaves = [(res[next(k)] if res is not None else Tensor._from_array(outs[next(k)], device)) if s is None else s
                   for s in spec]
         plan = entry.plan
