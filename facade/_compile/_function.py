@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator
 import os
 import sys
 import traceback
@@ -27,6 +28,7 @@ import weakref
 import jax
 
 from .. import _device, _dispatch, _random, _xla
+from .. import _dtype as _D
 from .. import _multidevice as _md
 from .._tensor import Tensor, ValueNeeded
 from ..autograd.grad_mode import STATE, set_grad_enabled
@@ -201,22 +203,32 @@ class CompiledFunction:
     def _run(self, entry, st, tensors, hypers, leaves, treedef, args, kwargs):
         for s in entry.before:
             s.step()
-        device = _single_device(tensors)
+        # Unless the state was written since a program of this function last wrote it (or is new), its device,
+        # the device arrays of unchanged hyperparameters and the generators' keys are the last call's.
+        fresh, gens = st._sv is None, st.found.generators
+        if fresh:
+            st.device = _single_device(tensors)
+        device = st.device
         sharded = tensors if device is None else ()  # only state off a single device may live on a Mesh
-        if st._sv is None:  # written since this program last wrote them (or new): their arrays may be uncommitted
+        if fresh:  # their arrays may be uncommitted
             for t in tensors:
                 _commit(t, sharded)
         grads = [t._grad for t in tensors if t._grad is not None] if st.lift_grads else []
-        floats = [x for _, hp in hypers for v in hp.values() for x in (v if type(v) is tuple else _state._flat(v))]
-        if device is not None:  # hyperparameters as the device arrays jit would make of them, made once per value
-            on = device if tensors[0]._data.committed else None  # uncommitted with uncommitted state (one signature)
-            floats = [_optim._scalar_data(x, on) if type(x) is float else x for x in floats]
-        # a generator's key goes where the program runs (the state's device), as eager draws move it to the tensor's
-        here = tensors[0]._device if device is not None else None
-        keys = [_committed(_random._key_on(g, here or g.device), here or g.device, sharded)
-                for g in st.found.generators]
-        for g, k in zip(st.found.generators, keys):  # moved once: a key the program does not draw from stays put
-            g._key = k
+        on = device if device is not None and tensors[0]._data.committed else None  # uncommitted: one signature
+        if fresh or st.floats is None or st.floats[0] is not hypers or st.floats[1] != on:
+            floats = [x for _, hp in hypers for v in hp.values() for x in (v if type(v) is tuple else _state._flat(v))]
+            if device is not None:  # hyperparameters as the device arrays jit would make of them, once per value
+                floats = [_optim._scalar_data(x, on) if type(x) is float else x for x in floats]
+            st.floats = hypers, on, floats
+        floats = st.floats[2]
+        keys = st.keys
+        if fresh or keys is None or not all(map(operator.is_, [g._key for g in gens], keys)):
+            # a generator's key goes where the program runs (the state's device), as eager draws move it there
+            here = tensors[0]._device if device is not None else None
+            keys = st.keys = [_committed(_random._key_on(g, here or g.device), here or g.device, sharded)
+                              for g in gens]
+            for g, k in zip(gens, keys):  # moved once: a key the program does not draw from stays put
+                g._key = k
         inputs = [x for x in leaves if isinstance(x, Tensor)]
         if entry.comp is None:
             entry.comp = _dispatch.Compiled.from_raw(_OP, self._raw(entry, treedef, leaves), resid="all")
@@ -246,6 +258,8 @@ class CompiledFunction:
             return self._graph_break(entry, e, args, kwargs)
         out = self._write_back(entry, outs, res if not entry.detached else None, device)
         st.written(tensors)
+        if gens:
+            st.keys = [g._key for g in gens]
         for m, mode in entry.modes or ():  # Python side effects of the trace: model.train() / model.eval()
             m.training = mode
         for s in entry.after:
@@ -615,7 +629,8 @@ def _state_why(a, b):
             return f"state tensor {j} changed from shape={list(s0)}, dtype={d0} to shape={list(s1)}, dtype={d1}"
         if i < len(labels):
             j = next(j for j, (u, v) in enumerate(zip(x, y)) if u != v)
-            return f"{labels[i]}: entry {j} changed from {x[j]} to {y[j]}"
+            old, new = (_D._FROM_NP.get(v, v) for v in (x[j], y[j])) if i == 2 else (x[j], y[j])  # grad dtypes
+            return f"{labels[i]}: entry {j} changed from {old} to {new}"
         return "optimizer options or state changed" if i < len(a) - 1 else "optimizer groups changed"
     return "state changed"
 

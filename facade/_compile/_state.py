@@ -15,6 +15,7 @@ and restore what was there, so the traced function leaves no tracer behind.
 
 from __future__ import annotations
 
+import operator
 import types
 
 import jax
@@ -26,6 +27,9 @@ from ..optim import optimizer as _optim
 from ..optim.lr_scheduler import LRScheduler
 
 _CONTAINERS = (list, tuple, dict)
+_NONE = type(None)
+_FROZEN = (float, int, bool, str, _NONE)
+_OPAQUE = (dict, list)  # a group itself, its params list: compared by identity, never read as a value
 _SKIP_MODULES = ("facade", "functional", "jax", "numpy", "builtins")
 
 
@@ -137,21 +141,27 @@ class State:
         self._ids = self._sv = self._meta = None
         self._cands = self._tensors = None  # the last call's candidates (their ids) and the tensors they gave
         self._keyed = None  # the list of tensors whose ids are self._ids
+        self._hypers = None  # (the group objects and values they were read from, hypers(), their key part)
+        self.device = self.floats = self.keys = None  # set by the compiled call: see _function._run
         # modules whose Python flags change what a trace records (DistributedDataParallel under no_sync())
         self.guarded = [m for m in self.modules if hasattr(type(m), "_compile_guard")]
 
     def tensors(self):
         """Root tensors whose values are state: parameters, buffers, optimizer state, plain tensors."""
-        cands = [t for m in self.modules for d in (m._parameters, m._buffers) for t in d.values()]
+        cands = []  # gathered by C-level list extends (every call): the values, then their tensors if not all are
+        for m in self.modules:
+            cands += m._parameters.values()
+            cands += m._buffers.values()
         for opt in self.found.optimizers:
             for group in opt.param_groups:
                 cands += group["params"]
-            for st in opt.state.values():  # opt_items' values, read without a generator per entry (every call)
-                for v in (st.values() if isinstance(st, dict) else (st,)):
-                    if type(v) is Tensor:
-                        cands.append(v)
-                    else:
-                        cands += tensor_leaves(v)
+            for st in opt.state.values():  # opt_items' values
+                if isinstance(st, dict):
+                    cands += st.values()
+                else:
+                    cands.append(st)
+        if not all(tp is _NONE or issubclass(tp, Tensor) for tp in set(map(type, cands))):
+            cands = [x for v in cands for x in ((v,) if v is None or isinstance(v, Tensor) else tensor_leaves(v))]
         cands += [t if t._base is None else t._base for t in self.found.tensors]
         ids = tuple(map(id, cands))
         if self._cands is None or ids != self._cands[0]:  # the same objects as last call (the common case, and
@@ -161,9 +171,26 @@ class State:
         return self._tensors
 
     def hypers(self):
-        """(group, hyperparameters) of every optimizer group whose update reads them as traced values."""
-        return [(g, opt._hypers(g)) for opt in self.found.optimizers if type(opt).step is _optim.Optimizer.step
-                for g in opt.param_groups]
+        """(group, hyperparameters) of every optimizer group whose update reads them as traced values: the same
+        list as the last call's while every group and value read is the same object (a new learning rate is a
+        new float)."""
+        read = []
+        for opt in self.found.optimizers:
+            if type(opt).step is _optim.Optimizer.step:
+                for g in opt.param_groups:
+                    read.append(g)
+                    read += g.values()  # every option: an optimizer's _hypers may read any of them
+        last = self._hypers
+        if last is not None and last[0] is not None and len(read) == len(last[0]) and all(map(operator.is_, read,
+                                                                                               last[0])):
+            return last[1]
+        hypers = [(g, opt._hypers(g)) for opt in self.found.optimizers if type(opt).step is _optim.Optimizer.step
+                  for g in opt.param_groups]
+        # a tensor value (lr=torch.tensor(...)) may change in place: read again on every call
+        frozen = all(type(v) in _FROZEN or type(v) is tuple and all(type(x) in _FROZEN for x in v) for v in read
+                     if type(v) not in _OPAQUE)
+        self._hypers = read if frozen else None, hypers, tuple((id(g), tuple(hp)) for g, hp in hypers)
+        return hypers
 
     def key(self, tensors, hypers):
         """What a compiled program depends on besides the values: the state tensors' identity, shape, dtype and
@@ -176,7 +203,7 @@ class State:
             meta = tuple([(t.shape, t.dtype, t._device) for t in tensors])
             self._meta = _META.setdefault(meta, (len(_META), meta))  # hashed here once, not on every call
         parts = [(ids, self._meta), tuple([t.requires_grad for t in tensors]),
-                 tuple([None if t._grad is None else t._grad.dtype for t in tensors]) if self.lift_grads else (),
+                 tuple([None if (g := t._grad) is None else _dtype(g) for t in tensors]) if self.lift_grads else (),
                  tuple([m.training for m in self.modules]), tuple([m._compile_guard() for m in self.guarded])]
         for opt in self.found.optimizers:
             if type(opt).step is _optim.Optimizer.step:  # the update's static options; hyperparameters are data
@@ -185,7 +212,7 @@ class State:
                 parts.append(tuple(tuple((k, _hashable(v)) for k, v in g.items() if k != "params")
                                    for g in opt.param_groups))
             parts.append(tuple(len(st) if isinstance(st, dict) else -1 for st in opt.state.values()))
-        parts.append(tuple((id(g), tuple(hp)) for g, hp in hypers))
+        parts.append(self._hypers[2] if self._hypers[1] is hypers else tuple((id(g), tuple(hp)) for g, hp in hypers))
         return tuple(parts)
 
     def written(self, tensors):
@@ -216,6 +243,14 @@ class _MetaTable(dict):
 
 
 _META = _MetaTable()
+
+
+def _dtype(t):
+    """t.dtype as its array's numpy dtype: what the property maps to a torch dtype, in a third of its time."""
+    if t._rg is not None:
+        return t._rg.buf.dtype
+    a = t._data if t._data is not None else t._np
+    return (a if a is not None else t._arr()).dtype
 
 
 def opt_items(opt):
