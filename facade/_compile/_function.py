@@ -115,6 +115,7 @@ class CompiledFunction:
         self._entries, self._last_key, self._states, self._calls = {}, None, {}, 0
         self._warned, self._keep_arrays, self._bound = set(), False, weakref.WeakKeyDictionary()
         self._lift_grads = True  # a module's forward (OptimizedModule) neither reads nor writes .grad
+        self._treedefs = {}  # the structure of a call with n tensor arguments and no keywords
         self.__wrapped__ = fn
         for a in ("__name__", "__qualname__", "__doc__", "__module__"):
             if hasattr(fn, a):
@@ -140,7 +141,9 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if config.disable or config.tracing:
             return self._fn(*args, **kwargs)
-        objects = tuple(id(a) for a in (*args, *kwargs.values()) if not isinstance(a, (Tensor, int, float)))
+        plain = not kwargs and all(type(a) is Tensor for a in args)  # the common call: tensors only
+        objects = () if plain else tuple(id(a) for a in (*args, *kwargs.values())
+                                         if not isinstance(a, (Tensor, int, float)))
         st = self._states.get(objects)
         if st is None:  # the state this function reaches with these (non-tensor) arguments
             st = self._states[objects] = _state.State(_state.find(self._fn, args, kwargs), self._lift_grads)
@@ -150,9 +153,13 @@ class CompiledFunction:
         self._calls += 1
         counters["frames"]["total"] += 1
         tensors, hypers = st.tensors(), st.hypers()
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-        spec = tuple((t.shape, t.dtype, t.requires_grad, t._device) if isinstance(t, Tensor) else _static(t)
-                     for t in leaves)
+        if plain:  # every argument a leaf: the structure is the one of any call with as many
+            leaves, treedef = args, self._treedefs.get(len(args))
+            if treedef is None:
+                treedef = self._treedefs[len(args)] = jax.tree_util.tree_structure((args, kwargs), is_leaf=_is_leaf)
+        else:
+            leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        spec = tuple([_spec(t) if isinstance(t, Tensor) else _static(t) for t in leaves])
         key = (treedef, spec, st.key(tensors, hypers), STATE.enabled)
         entry = self._entries.get(key)
         if entry is None:
@@ -196,7 +203,7 @@ class CompiledFunction:
                         if x != y:
                             return f"input {i} changed from {_describe(x)} to {_describe(y)}"
                 if name == "state":
-                    return _state_why(a, b)
+                    return _state_why(a.parts, b.parts)
                 return f"{name} changed from {a} to {b}"
         return "unknown"
 
@@ -409,7 +416,8 @@ class CompiledFunction:
             if t._base is None and t._np is None:  # _set, inlined: one per state tensor on every call
                 t._data = outs[i]
                 t._sv += 1
-                t._vc += bump
+                if bump:
+                    t._vc += 1
             else:
                 t._write(Tensor._from_array(outs[i], t._device), record=False)
         for t, i in same:  # the same values in the buffer the donated one became: no version bump
@@ -608,9 +616,18 @@ def _static(v):
         return (type(v), id(v))
 
 
+def _spec(t):
+    """What a tensor argument's program depends on: shape, (numpy) dtype, requires_grad and device, read from
+    its array where it has one (the properties cost twice as much, on every call)."""
+    a = t._data if t._data is not None else t._np
+    if a is None or t._rg is not None:
+        return tuple(t.shape), _state._dtype(t), t.requires_grad, t._device
+    return a.shape, a.dtype, t.requires_grad, t._device
+
+
 def _describe(x):
     if isinstance(x, tuple) and len(x) == 4 and isinstance(x[0], tuple):
-        return f"Tensor(shape={list(x[0])}, dtype={x[1]}, requires_grad={x[2]})"
+        return f"Tensor(shape={list(x[0])}, dtype={_D._FROM_NP.get(x[1], x[1])}, requires_grad={x[2]})"
     return repr(x[1]) if isinstance(x, tuple) and len(x) == 2 else repr(x)
 
 

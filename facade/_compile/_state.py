@@ -142,6 +142,7 @@ class State:
         self._cands = self._tensors = None  # the last call's candidates (their ids) and the tensors they gave
         self._keyed = None  # the list of tensors whose ids are self._ids
         self._hypers = None  # (the group objects and values they were read from, hypers(), their key part)
+        self._key = None  # the last key()
         self.device = self.floats = self.keys = None  # set by the compiled call: see _function._run
         # modules whose Python flags change what a trace records (DistributedDataParallel under no_sync())
         self.guarded = [m for m in self.modules if hasattr(type(m), "_compile_guard")]
@@ -213,11 +214,31 @@ class State:
                                    for g in opt.param_groups))
             parts.append(tuple(len(st) if isinstance(st, dict) else -1 for st in opt.state.values()))
         parts.append(self._hypers[2] if self._hypers[1] is hypers else tuple((id(g), tuple(hp)) for g, hp in hypers))
-        return tuple(parts)
+        parts, last = tuple(parts), self._key
+        if last is None or last.parts != parts:  # equal parts: the last key, whose hash is computed already
+            last = self._key = _Key(parts)
+        return last
+
 
     def written(self, tensors):
         """The program just wrote these tensors: their shapes and dtypes are the ones in the key."""
         self._sv = tuple([t._sv for t in tensors])
+
+
+class _Key:
+    """key()'s parts with their hash computed once: a compiled call looks its program up by this key on every
+    call, and a tuple hashes all its items again each time."""
+
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts):
+        self.parts, self.hash = parts, hash(parts)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        return self is other or type(other) is _Key and self.hash == other.hash and self.parts == other.parts
 
 
 class _Meta(tuple):
