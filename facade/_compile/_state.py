@@ -219,7 +219,6 @@ class State:
             last = self._key = _Key(parts)
         return last
 
-
     def written(self, tensors):
         """The program just wrote these tensors: their shapes and dtypes are the ones in the key."""
         self._sv = tuple([t._sv for t in tensors])
