@@ -1,6 +1,6 @@
 """torch.compile of three training steps: facade vs hand-written pure JAX + optax vs real PyTorch, in one run.
 
-    python benchmarks/bench_compile.py [--models mlp,cnn,gpt] [--steps 30] [--no-torch-compile] [--overhead-steps 100]
+    python benchmarks/bench_compile.py [--models mlp,cnn,gpt] [--steps 30] [--no-torch-compile] [--overhead-steps 500]
 
 Models (one source, benchmarks/compile_models.py, run with `torch` and with `facade`; the pure JAX version is the
 same math written by hand):
@@ -352,7 +352,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", default="mlp,cnn,gpt", help="comma-separated: " + ", ".join(MODELS))
     parser.add_argument("--steps", type=int, default=30, help="timed steps per variant (median reported)")
-    parser.add_argument("--overhead-steps", type=int, default=100,
+    parser.add_argument("--overhead-steps", type=int, default=500,
                         help="timed calls per variant on the tiny models (0: skip the overhead table)")
     parser.add_argument("--no-torch-compile", action="store_true", help="skip real torch.compile (slow to compile)")
     args = parser.parse_args()
@@ -369,7 +369,8 @@ def main():
             rows += main_rows(name, results)
             overhead = None
             if args.overhead_steps:
-                tiny = measure(name, TINY[name], ["pure JAX + optax", "facade compile(step)"], args.overhead_steps)
+                tiny = measure(name, TINY[name], ["pure JAX + optax", "facade compile(step)"], args.overhead_steps,
+                               rounds=max(5, args.overhead_steps // 20))  # short turns: a load change hits both
                 pj, fs = (r.ms for r in tiny)
                 if pj is not None and fs is not None:
                     overhead = ((fs - pj) * 1e3, tiny[1].state)
