@@ -558,3 +558,64 @@ def test_a_donated_step_gives_each_state_slot_its_own_buffer_back(monkeypatch):
     steps = [i for i, a in enumerate(specs[:entry.ndonate]) if a.ndim == 0 and a.dtype == np.float32]
     assert len(steps) == len(list(model.parameters()))  # one count per parameter, each donated ...
     assert all(aliases.get(i) == i for i in steps)  # ... and written back into its own buffer
+
+
+def test_a_tensor_lr_changed_in_place_is_read_by_the_compiled_step():
+    """A learning rate given as a tensor and changed in place (`lr.fill_`) between steps: the group's value is
+    the same object, so the compiled step must read it again on every call, as torch's eager step does."""
+
+    def run(lib, compiled):
+        t, f = _same_init()
+        model = t if lib is torch else f
+        lr = lib.tensor(0.1)
+        opt = lib.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+        x, y = lib.tensor(X), lib.tensor(Y)
+
+        def step():
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = lib.compile(step) if compiled else step
+        losses = []
+        for v in (0.1, 0.5, 0.0, 0.0, 0.2):
+            lr.fill_(v)
+            losses.append(float(fn()))
+        return losses, host(model[0].weight)
+
+    (want, wt), (got, gw) = run(torch, False), run(facade, True)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, wt, rtol=1e-5, atol=1e-6)
+    assert got[2] == got[3] == got[4]  # the two steps at lr 0 moved nothing: the program read 0, not 0.5
+
+
+def test_eager_draws_between_compiled_calls_advance_the_stream_the_program_reads():
+    """Dropout in a compiled step and eager draws from the same generator between its calls: the program reads
+    the generator's key as it is at each call (not a copy kept from the last call), so the run draws what the
+    eager run does."""
+
+    def run(compiled):
+        model = _model(facade, 0.5)
+        opt = facade.optim.SGD(model.parameters(), lr=0.1)
+        x, y = facade.tensor(X), facade.tensor(Y)
+
+        def step():
+            opt.zero_grad()
+            loss = facade.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = facade.compile(step) if compiled else step
+        out = []
+        for i in range(5):
+            out.append(float(fn()))
+            if i % 2:
+                out += facade.rand(3).tolist()  # an eager draw between two calls
+        return out, host(model[0].weight)
+
+    (want, wt), (got, gw) = run(False), run(True)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(gw, wt, rtol=2e-5, atol=2e-6)
