@@ -151,8 +151,10 @@ class State:
         """Root tensors whose values are state: parameters, buffers, optimizer state, plain tensors."""
         cands = []  # gathered by C-level list extends (every call): the values, then their tensors if not all are
         for m in self.modules:
-            cands += m._parameters.values()
-            cands += m._buffers.values()
+            if m._parameters:
+                cands += m._parameters.values()
+            if m._buffers:
+                cands += m._buffers.values()
         for opt in self.found.optimizers:
             for group in opt.param_groups:
                 cands += group["params"]
