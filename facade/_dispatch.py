@@ -457,6 +457,14 @@ def bind(op, args, kwargs):
 
 
 def call(op, args, kwargs, autocast=True):
+    if _REPLAYS and not kwargs and len(args) == 2 and not _AUTOCAST.active:  # `i + block_size` again: replayed
+        replay = _REPLAYS.get(_host_pair(op, args))
+        if replay is not None and (op.route is None or (op.route(args, kwargs) or op) is replay.op):
+            if op.check is not None:
+                op.check(bind(op, args, None))
+            result = replay(args)
+            return result if op.post is None else op.post(result)
+    first = op
     if op.route is not None:
         op = op.route(args, kwargs) or op
     out = kwargs.pop("out", None) if kwargs else None
@@ -490,11 +498,40 @@ def call(op, args, kwargs, autocast=True):
             result = _host.run(comp, skel, dyn)
         else:  # numpy-backed scalars: the results stay numpy-backed
             result = _host.run(comp, skel, dyn, numpy_backed=True)
+            if out is None and not kwargs and len(args) == 2 and not _AUTOCAST.active:
+                key = _host_pair(first, args)
+                if key is not None and key not in _REPLAYS and len(_REPLAYS) < 1024:
+                    _REPLAYS[key] = _host.Replay.make(comp, skel, dyn)
     if op.view and (op.view is True or op.view(vals)):
         _mark_views(op, vals[0], result, args, kwargs)
     if out is not None:
         return _write_out(op, out, result)
     return result if op.post is None else op.post(result)
+
+
+_REPLAYS = {}  # (op, its two arguments' dtypes or types) -> _host.Replay (or None: not replayable)
+
+
+def _host_pair(op, args):
+    """The replay key of a two-argument call whose tensors are numpy-backed integer (or bool) scalars with no
+    autograd and whose other argument, if not such a tensor, is a Python int or bool; None otherwise (or while
+    host mode, a trace or forward AD is on, where the full path decides)."""
+    sig = [op]
+    for t in args:
+        if type(t) is Tensor:
+            a = t._np
+            if a is None or a.ndim or a.dtype.kind not in "biu" or t._base is not None or t.requires_grad:
+                return None
+            sig.append(a.dtype)
+        elif type(t) is int or type(t) is bool:
+            sig.append(type(t))
+        else:
+            return None
+    if type(args[0]) is not Tensor and type(args[1]) is not Tensor:
+        return None
+    if _host.ACTIVE or TRACING or _fwd.STATE.level is not None:
+        return None
+    return tuple(sig)
 
 
 def _host_scalars(op, vals):

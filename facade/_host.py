@@ -468,8 +468,58 @@ def run(comp, skel, dyn, numpy_backed=False):
     return wrap(_fit(out, avals, op, arrays))
 
 
+class Replay:
+    """`run(comp, skel, dyn, numpy_backed=True)` again for the two arguments of a call of the signature it was
+    made from (two host integer scalars, or one and a Python int: `i + block_size`), without rebuilding what does
+    not change: the slots' casts, the other parameters' defaults, the result's dtype. `make` gives None where the
+    two arguments are not both slots (a static argument's value would be kept) or the op is not elementwise."""
+
+    __slots__ = ("op", "impl", "slots", "static", "aval")
+
+    @classmethod
+    def make(cls, comp, skel, dyn):
+        op = comp.op
+        name = op.fn.__name__
+        if name in _SHAPED or name in _SPLITS or name not in _NUMPY or not op.jit or len(dyn) != 2:
+            return None
+        self, slots, static = cls(), [], list(skel)
+        for i, s in enumerate(skel):
+            kind = s[0] if type(s) is tuple else None
+            if kind in ("T", "S"):
+                slots.append((i, kind, s[1], len(slots)))
+            elif kind is not None:  # lists, slices, constants: not a flat call
+                return None
+        if len(slots) != 2:
+            return None
+        arrays = [t._np if hasattr(t, "_np") else t for t in dyn]
+        self.op, self.impl, self.slots, self.static = op, _NUMPY[name], slots, static
+        self.aval = _abstract(comp, arrays)
+        return self if hasattr(self.aval, "dtype") else None
+
+    def __call__(self, dyn):
+        _, Tensor, _ = _LATE or _late()
+        vals = self.static[:]
+        arrays = []
+        for i, kind, cast, k in self.slots:
+            a = dyn[k]
+            if kind == "T":
+                a = a._np
+                arrays.append(a)
+                vals[i] = a if cast is None or cast == a.dtype else a.astype(cast)
+            else:
+                vals[i] = _np_scalar(a, cast) if cast is not None else a
+        op = self.op
+        kwargs = dict(zip(op.params[op.npos:], vals[op.npos:]))
+        with np.errstate(all="ignore"):
+            out = self.impl(*vals[:op.npos], **kwargs)
+        return Tensor._from_numpy(_fit(out, self.aval, op, arrays))
+
+
 def _fit(out, aval, op, arrays):
     """`out` as a fresh array of the dtype (and shape) the functional function gives."""
+    if isinstance(out, np.generic) and aval.shape == ():  # a numpy scalar: np.asarray makes a fresh array of it
+        out = np.asarray(out)
+        return out if out.dtype == aval.dtype else out.astype(aval.dtype)
     out = np.asarray(out)
     if out.dtype != aval.dtype:
         out = out.astype(aval.dtype)

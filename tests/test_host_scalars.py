@@ -97,6 +97,46 @@ def test_errors_like_torch(fn):
     same(lambda lib: fn(_elements(lib)[0]), values=False)
 
 
+@pytest.mark.parametrize("fn", [lambda i: i // 0, lambda i: i % 0], ids=["floordiv0", "mod0"])
+def test_errors_like_torch_when_the_call_is_replayed(fn, monkeypatch):
+    """A second call of a signature replays the first one's work (facade._host.Replay); torch's checks still
+    run on its values."""
+    replayed = []
+    call = facade._host.Replay.__call__
+    monkeypatch.setattr(facade._host.Replay, "__call__", lambda self, dyn: replayed.append(1) or call(self, dyn))
+    for i in _elements(facade):
+        i // 3, i % 3
+    assert len(replayed) >= 8  # every call after the first of each signature
+    same(lambda lib: fn(_elements(lib)[0]), values=False)
+
+
+PAIRS = [("int64", "int32"), ("int32", "uint8"), ("uint8", "bool"), ("bool", "int64"), ("int32", int),
+         ("uint8", int), ("bool", bool), ("int64", bool)]
+
+
+@pytest.mark.parametrize("left,right", PAIRS, ids=[f"{a}-{getattr(b, '__name__', b)}" for a, b in PAIRS])
+@pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.floordiv, operator.lt,
+                                operator.and_], ids=["add", "sub", "mul", "floordiv", "lt", "and"])
+def test_mixed_signatures_like_torch_on_every_call(left, right, op):
+    """Each (op, dtypes) signature is replayed from its first call: the later calls' values, dtypes and
+    wrap-around are still torch's, and so are their errors (a bool subtraction, a floordiv by 0)."""
+    def run(lib, k):
+        a = _elements(lib, left)
+        b = _elements(lib, right) if isinstance(right, str) else [right(v) for v in (3, 0, 5, 1, 7)]
+        return op(a[k], b[k])
+
+    for k in range(5):
+        same(lambda lib, k=k: run(lib, k))
+
+
+def test_a_static_argument_is_read_on_every_call():
+    """A two-argument call whose second argument is a static parameter (cumsum's dim, roll's shifts) is not
+    replayed with the first call's value: a dim out of range still raises as on torch."""
+    for n in (0, -1, 3, 0, 1):
+        same(lambda lib, n=n: _elements(lib)[1].cumsum(n))
+        same(lambda lib, n=n: _elements(lib)[1].roll(n))
+
+
 def test_float_and_grad_tensors_iterate_as_before():
     """Only plain CPU integer (and bool) vectors take the host path; a float vector's elements are device tensors
     and a 2-d tensor's rows come from unbind, with autograd as torch's."""
