@@ -457,7 +457,9 @@ def bind(op, args, kwargs):
 
 
 def call(op, args, kwargs, autocast=True):
-    if _REPLAYS and not kwargs and len(args) == 2 and not _AUTOCAST.active:  # `i + block_size` again: replayed
+    # `i + block_size` again: replayed (a device tensor first, the common call, is told apart by its _np first)
+    if _REPLAYS and len(args) == 2 and getattr(args[0], "_np", 0) is not None and not kwargs and \
+            not _AUTOCAST.active:
         replay = _REPLAYS.get(_host_pair(op, args))
         if replay is not None and (op.route is None or (op.route(args, kwargs) or op) is replay.op):
             if op.check is not None:
@@ -512,26 +514,34 @@ def call(op, args, kwargs, autocast=True):
 _REPLAYS = {}  # (op, its two arguments' dtypes or types) -> _host.Replay (or None: not replayable)
 
 
+def _host_scalar(t):
+    """Whether Tensor `t` is a numpy-backed integer (or bool) scalar with no autograd, as iterating a CPU tensor
+    gives: what the host lane computes with (`_host_scalars`, `_host_pair`)."""
+    a = t._np
+    return a is not None and not a.ndim and a.dtype.kind in "biu" and t._base is None and not t.requires_grad
+
+
 def _host_pair(op, args):
-    """The replay key of a two-argument call whose tensors are numpy-backed integer (or bool) scalars with no
-    autograd and whose other argument, if not such a tensor, is a Python int or bool; None otherwise (or while
-    host mode, a trace or forward AD is on, where the full path decides)."""
-    sig = [op]
-    for t in args:
-        if type(t) is Tensor:
-            a = t._np
-            if a is None or a.ndim or a.dtype.kind not in "biu" or t._base is not None or t.requires_grad:
+    """The replay key of a two-argument call whose tensors are host scalars (`_host_scalar`) and whose other
+    argument, if not such a tensor, is a Python int or bool; None otherwise (or while host mode, a trace or
+    forward AD is on, where the full path decides)."""
+    a, b = args
+    if type(a) is Tensor:
+        if not _host_scalar(a):
+            return None
+        if type(b) is Tensor:
+            if not _host_scalar(b):
                 return None
-            sig.append(a.dtype)
-        elif type(t) is int or type(t) is bool:
-            sig.append(type(t))
+            key = (op, a._np.dtype, b._np.dtype)
+        elif type(b) is int or type(b) is bool:
+            key = (op, a._np.dtype, type(b))
         else:
             return None
-    if type(args[0]) is not Tensor and type(args[1]) is not Tensor:
+    elif (type(a) is int or type(a) is bool) and type(b) is Tensor and _host_scalar(b):
+        key = (op, type(a), b._np.dtype)
+    else:
         return None
-    if _host.ACTIVE or TRACING or _fwd.STATE.level is not None:
-        return None
-    return tuple(sig)
+    return None if _host.ACTIVE or TRACING or _fwd.STATE.level is not None else key
 
 
 def _host_scalars(op, vals):
@@ -542,8 +552,7 @@ def _host_scalars(op, vals):
     seen = False
     for t in vals:
         if isinstance(t, Tensor):
-            a = t._np
-            if a is None or a.ndim or a.dtype.kind not in "biu" or t._base is not None or t.requires_grad:
+            if not _host_scalar(t):
                 return False
             seen = True
         elif type(t) in (list, tuple) and any(isinstance(x, Tensor) for x in t):

@@ -66,6 +66,19 @@ def _compiled_step(lib, model, opt, sched):
     return lib.compile(_plain_step(lib, model, opt, sched))
 
 
+def _ce_step(lib, model, opt, x, y):
+    """The plainest training step (zero_grad, cross-entropy, backward, step), reaching its state by closure."""
+
+    def step():
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
 def _assert_trained_alike(a, b, rtol=2e-5, atol=2e-6):
     (la, ma, oa), (lb, mb, ob) = a, b
     np.testing.assert_allclose(la, lb, rtol=rtol, atol=atol)
@@ -470,15 +483,7 @@ def test_buffers_updated_in_place_leave_what_the_caller_kept_intact(compiled):
         t, f = _same_init()
         model = t if lib is torch else f
         opt = lib.optim.Adam(model.parameters(), lr=0.1)
-        x, y = lib.tensor(X), lib.tensor(Y)
-
-        def step():
-            opt.zero_grad()
-            loss = lib.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
+        step = _ce_step(lib, model, opt, lib.tensor(X), lib.tensor(Y))
         fn = lib.compile(step) if compiled and lib is facade else step
         fn(), fn()
         w = model[0].weight
@@ -530,16 +535,7 @@ def test_a_donated_step_gives_each_state_slot_its_own_buffer_back(monkeypatch):
     key the step does not draw from (no dropout) is not an output at all."""
     model = _model(facade)
     opt = facade.optim.Adam(model.parameters(), lr=1e-2)
-    x, y = facade.tensor(X), facade.tensor(Y)
-
-    @facade.compile
-    def step():
-        opt.zero_grad()
-        loss = facade.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
+    step = facade.compile(_ce_step(facade, model, opt, facade.tensor(X), facade.tensor(Y)))
     specs = []
     donating = _function._donating
 
@@ -569,15 +565,7 @@ def test_a_tensor_lr_changed_in_place_is_read_by_the_compiled_step():
         model = t if lib is torch else f
         lr = lib.tensor(0.1)
         opt = lib.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
-        x, y = lib.tensor(X), lib.tensor(Y)
-
-        def step():
-            opt.zero_grad()
-            loss = lib.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
+        step = _ce_step(lib, model, opt, lib.tensor(X), lib.tensor(Y))
         fn = lib.compile(step) if compiled else step
         losses = []
         for v in (0.1, 0.5, 0.0, 0.0, 0.2):
@@ -599,15 +587,7 @@ def test_eager_draws_between_compiled_calls_advance_the_stream_the_program_reads
     def run(compiled):
         model = _model(facade, 0.5)
         opt = facade.optim.SGD(model.parameters(), lr=0.1)
-        x, y = facade.tensor(X), facade.tensor(Y)
-
-        def step():
-            opt.zero_grad()
-            loss = facade.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
+        step = _ce_step(facade, model, opt, facade.tensor(X), facade.tensor(Y))
         fn = facade.compile(step) if compiled else step
         out = []
         for i in range(5):
