@@ -105,6 +105,42 @@ def test_trajectory(name, kw):
     assert tg == fg
 
 
+def _update_compiles():
+    row = facade.compiler.metrics().ops.get("_update_group")
+    return row.compiles if row else 0
+
+
+@pytest.mark.parametrize("k,name,kw", [(k, *case) for k, case in enumerate(CASES)], ids=[f"{n}-{i}" for i, (n, _) in
+                                                                                       enumerate(CASES)])
+def test_an_optimizer_compiles_its_first_update_when_it_is_made(k, name, kw):
+    """The first eager update compiles in the background from the moment the optimizer is made (it overlaps the
+    first forward and backward): the first step finds it compiled. Shapes no other test uses."""
+    params = [facade.randn(17, 3 + k, requires_grad=True), facade.randn(29 + k, requires_grad=True)]
+    before = _update_compiles()
+    opt = getattr(fo, name)(params, **kw)
+    made = _update_compiles()
+    sum((p * p).sum() for p in params).backward()
+    opt.step()
+    assert (made - before, _update_compiles() - made) == (1, 0)
+
+
+def test_the_update_compiled_ahead_sees_what_a_subclass_sets_after_super_init():
+    class Amsgrad(fo.Adam):
+        def __init__(self, params):
+            super().__init__(params, lr=0.01)  # the update compiled ahead is this one's, not Adam's own
+            self.param_groups[0]["amsgrad"] = True
+
+    params = [facade.randn(31, 7, requires_grad=True)]
+    opt = Amsgrad(params)
+    made = _update_compiles()
+    (params[0] * params[0]).sum().backward()
+    opt.step()
+    assert _update_compiles() == made and "max_exp_avg_sq" in opt.state[params[0]]
+    before = _update_compiles()
+    fo.LBFGS([facade.randn(37, requires_grad=True)])  # a step of its own: nothing compiled ahead
+    assert _update_compiles() == before
+
+
 @pytest.mark.parametrize("name,kw", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(amsgrad=True)),
                                      ("NAdam", dict()), ("RAdam", dict()), ("Adagrad", dict()), ("ASGD", dict())])
 def test_trajectory_float64(name, kw):

@@ -67,6 +67,17 @@ _lock = threading.Lock()
 _state = Metrics()
 _requests = [0]
 _pending = threading.local()  # a cache hit is reported just before the compile event it belongs to
+_background: list = []  # threads compiling ahead of a call (an optimizer's first update): waited for when read
+
+
+def background(thread: threading.Thread) -> None:
+    """Count `thread`'s compiles as the calls' own: metrics() and reset_metrics() wait for it first."""
+    _background[:] = [t for t in _background if t.is_alive()] + [thread]
+
+
+def _settle():
+    while _background:
+        _background.pop().join()
 
 
 def _name(fun_name):
@@ -105,7 +116,9 @@ def _on_event(event, **_):
 
 
 def metrics() -> Metrics:
-    """A snapshot of the compile counters: `facade.compiler.metrics().compiles`, `.ops['add'].seconds` ..."""
+    """A snapshot of the compile counters: `facade.compiler.metrics().compiles`, `.ops['add'].seconds` ...
+    (after any compile started ahead in the background has finished)."""
+    _settle()
     with _lock:
         ops = {k: OpMetrics(v.compiles, v.seconds, v.cache_hits) for k, v in _state.ops.items()}
         snap = Metrics(**{**vars(_state), "ops": ops})
@@ -117,6 +130,7 @@ def metrics() -> Metrics:
 def reset_metrics() -> None:
     """Start counting from zero (compiled programs stay compiled: only the counters are reset)."""
     global _state
+    _settle()
     with _lock:
         _state, _requests[0] = Metrics(), 0
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import threading
 import warnings
+import weakref
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
@@ -27,6 +29,7 @@ from .. import _creation, _dtype, _xla
 from .. import _multidevice as _md
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..compiler import _metrics
 from ..utils.hooks import _register
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
@@ -160,6 +163,51 @@ _apply_in_place = jax.jit(_update_group, static_argnums=(0, 1), donate_argnums=(
                           compiler_options=_xla.xla_defaults())
 
 
+def _eager_hypers(hp, first):
+    """An eager step's hyperparameters: floats as cached device scalars, committed only where the parameters are
+    (else the update's outputs, the parameters, would be committed and every forward op compile again)."""
+    sharding = first.sharding
+    if type(sharding) is jax.sharding.SingleDeviceSharding:
+        return _as_data(hp, next(iter(sharding.device_set)) if first.committed else None)
+    return hp
+
+
+WARM_UP = True  # Optimizer._warm_up (a switch for measuring it)
+_WARMING = weakref.WeakKeyDictionary()  # optimizer -> the thread compiling its first update
+
+
+def _spec(a):
+    """What jit lowers array `a` as: its shape, dtype, and sharding where it is committed."""
+    return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding if a.committed else None)
+
+
+def _compile(calls):
+    for args in calls:
+        try:
+            _apply_in_place.lower(*args).compile()
+        except Exception:  # noqa: BLE001 - the step compiles again and raises its own error
+            pass
+
+
+def _warming(init):
+    """Wrap an optimizer class's __init__ so that the outermost call (the most derived class's) starts
+    `_warm_up` when it returns."""
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        if "_initing" in self.__dict__:  # a subclass's __init__ calling super().__init__
+            return init(self, *args, **kwargs)
+        self._initing = True
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            del self._initing
+        self._warm_up()
+
+    wrapper.warms = True
+    return wrapper
+
+
 def _own(t):
     """Whether `t`'s array may be donated: a plain root tensor's concrete array that no other Python object (a
     detached alias, a numpy view, a saved autograd input) refers to: references from t._data and this call."""
@@ -202,6 +250,9 @@ class Optimizer:
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "hooked", False):
             cls.step = _hooked(step)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "warms", False):
+            cls.__init__ = _warming(init)
 
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -347,15 +398,12 @@ class Optimizer:
                     state[p] = st
             states.append(st)
         hp, apply = self._group_hypers(group), _apply
-        first = params[0]._data
-        eager = TRACE.hypers is None and type(first) is _ARRAY
+        eager = TRACE.hypers is None and type(params[0]._data) is _ARRAY
         if eager:  # an eager step: floats as cached arrays, buffers updated in place where that is safe
-            apply = _apply_eager
-            sharding = first.sharding
-            if type(sharding) is jax.sharding.SingleDeviceSharding:  # committed only where the parameters are:
-                hp = _as_data(hp, next(iter(sharding.device_set)) if first.committed else None)  # else
-                # the update's outputs, the parameters, would be committed and every forward op compile again
-        del first  # a reference of its own would keep the first parameter's buffer from being donated
+            apply, hp = _apply_eager, _eager_hypers(hp, params[0]._data)
+            warming = _WARMING.pop(self, None)
+            if warming is not None:  # the first step: its program is (being) compiled in the background
+                warming.join()
         own, arrays = eager, []  # the state arrays, and (one pass) whether every buffer may be donated
         for st in states:
             d = {}
@@ -384,6 +432,48 @@ class Optimizer:
     @staticmethod
     def _update(params, grads, states, hp, static):
         raise NotImplementedError
+
+    def _warm_up(self):
+        """Start compiling each group's first eager update in a background thread, so that the compile overlaps
+        the first forward and backward instead of following them (XLA compiles without the GIL). The step's own
+        call finds the program in jit's cache, or, where its arguments differ, compiles as before: the same
+        function with the same flags, so the same program either way."""
+        if not WARM_UP or TRACE.hypers is not None or type(self)._update is Optimizer._update:
+            return
+        if any("step" in c.__dict__ for c in type(self).__mro__[:type(self).__mro__.index(Optimizer)]):
+            return  # a step of its own (LBFGS, the optax bridge, a user's subclass) may not call the update
+        try:
+            calls = [self._first_update(g) for g in self.param_groups]
+        except Exception:  # noqa: BLE001 - a state or hyperparameter that only the step can make
+            return
+        if calls and None not in calls:
+            thread = threading.Thread(target=_compile, args=(calls,), name="facade optimizer warm-up")
+            thread.start()
+            _WARMING[self] = thread
+            _metrics.background(thread)
+
+    def _first_update(self, group):
+        """The group's eager update arguments at an ordinary loop's first step, arrays as shapes: every parameter
+        that requires grad has a gradient of its own shape, the state is fresh, the buffers are donated. None
+        where a parameter is a view, traced or abstract, a DTensor, or on several devices."""
+        params, states, seen = [p for p in group["params"] if p.requires_grad], [], {}
+        if not params:
+            return None
+        for p in params:
+            a = p._data
+            if p._base is not None or type(a) is not _ARRAY or getattr(type(p), "_lay_out_state", None) or type(
+                    a.sharding) is not jax.sharding.SingleDeviceSharding:
+                return None
+            spec = _spec(a)
+            key = (spec.shape, spec.dtype, spec.sharding, p._device)
+            if key not in seen:
+                seen[key] = jax.eval_shape(lambda x, d=p._device: {
+                    k: v._data for k, v in self._init_state(Tensor._from_array(x, d), group).items()
+                    if isinstance(v, Tensor)}, spec)
+            states.append(seen[key])
+        grads = [_spec(p._data) for p in params]
+        return type(self)._update, self._step_statics(group), _eager_hypers(self._hypers(group), params[0]._data), \
+            grads, grads, states
 
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
