@@ -23,7 +23,7 @@ import threading
 import jax
 from jax.sharding import SingleDeviceSharding
 
-__all__ = ["ON", "begin", "end", "call", "serialised"]
+__all__ = ["ON", "on", "begin", "end", "call", "serialised"]
 
 ON = True  # until the first check: False for good when the CPU backend has at most one device
 _lock = threading.RLock()  # a launch from another thread waits its turn too
@@ -47,13 +47,18 @@ def _spans_cpu_devices(leaf) -> bool:
     return len(devices) > 1 and next(iter(devices)).platform == "cpu"
 
 
-def begin(arrays) -> bool:
-    """Whether a program on `arrays` (any pytree) runs on several CPU devices; if so, wait for the previous such
-    program and take the lock (released by `end`)."""
+def on() -> bool:
+    """`ON`, settled: False for good once the CPU backend is seen to have at most one device."""
     global ON
     if ON is True and _cpu_devices() <= 1:
         ON = False
-    if not ON or not any(_spans_cpu_devices(a) for a in jax.tree_util.tree_leaves(arrays)):
+    return ON
+
+
+def begin(arrays) -> bool:
+    """Whether a program on `arrays` (any pytree) runs on several CPU devices; if so, wait for the previous such
+    program and take the lock (released by `end`)."""
+    if not on() or not any(_spans_cpu_devices(a) for a in jax.tree_util.tree_leaves(arrays)):
         return False
     _lock.acquire()
     try:

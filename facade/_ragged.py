@@ -9,8 +9,10 @@ matmul). Everything else reads the tensor's values, which cuts the padding off f
 program), so a bucketed tensor is an ordinary tensor to all code that does not know about buckets.
 
 Where it applies: only where no autograd is recorded (no_grad, or no input requires grad), outside torch.compile
-and DataLoader workers. Sources: a cat along an axis whose last piece has length 1 there (a generation step),
-`arange(T)` and `x[:T]` for a T read off a bucketed tensor's shape (`RaggedInt`). Off with FACADE_BUCKETS=0.
+and DataLoader workers. Sources: a cat along an axis whose last piece has length 1 there (a generation step), a
+crop `x[:, -block_size:]` longer than its axis (a generation loop's context while it is shorter than the block,
+from its first token on), `arange(T)` and `x[:T]` for a T read off a bucketed tensor's shape (`RaggedInt`). Off
+with FACADE_BUCKETS=0.
 
 A bucketed result equals the unpadded one exactly for ops whose outputs do not mix positions of the padded axis
 (pointwise, linear, layer_norm, embedding, views, cat); a softmax over that axis, or a matmul contracting it, adds
@@ -124,7 +126,7 @@ def _info(t):
 def active(dyn):
     """Whether a call may take the bucketed path: no autograd (nor forward AD), nothing traced, one real device
     (a device mismatch is left to the plain path's error), not a simulated multi-device CPU."""
-    if _host.ACTIVE or _md.ON or _fwd.STATE.level is not None:
+    if _host.ACTIVE or _md.ON and _md.on() or _fwd.STATE.level is not None:
         return False
     grad, device = STATE.enabled, None
     for t in dyn:
@@ -513,6 +515,18 @@ def has_rint(index):
     return any(type(it) is slice and (type(it.start) is RaggedInt or type(it.stop) is RaggedInt) for it in items)
 
 
+def _crop(it, size):
+    """Whether slice `it` is a crop `-n:` longer than its axis of `size` (`idx[:, -block_size:]`)."""
+    return type(it.start) is int and it.start < -size and it.stop is None and it.step in (None, 1)
+
+
+def crops(t, index):
+    """Whether `index` crops an axis of plain `t` with `_crop` (the bucketed getitem then starts a bucketed
+    tensor); a cheap look, for every getitem."""
+    items = index if type(index) is tuple else (index,)
+    return len(items) <= t.ndim and any(type(it) is slice and _crop(it, n) for it, n in zip(items, t.shape))
+
+
 def _getitem_fn(plan):
     """plan: per input axis ("all") | ("take", B') from a traced start | ("static", start, stop, width) padded
     to width | ("at",) a traced index | ("pick",) the same, keeping the axis (x[:, [-1]])."""
@@ -591,6 +605,9 @@ def getitem(self, index):
             else:
                 plan.append(("static", s, b, width))
             out_ax[keep_axis] = m
+        elif not ax and _crop(it, size) and bucket(m) * (buf.size // max(b, 1)) <= _LIMIT:  # a context crop
+            plan.append(("static", s, e, bucket(m)))
+            out_ax[keep_axis] = m
         elif s == 0 and e == size:
             plan.append(("all",))
         else:
@@ -598,8 +615,10 @@ def getitem(self, index):
     if not out_ax and not ax:
         return NotImplemented
     plan = tuple(plan)
-    fn = _program(("get", plan), lambda: _getitem_fn(plan))
-    out = wrap(fn(buf, _lengths(starts)), out_ax, self._device)
+    if all(p[0] == "all" for p in plan):  # x[:, -block:] of a shorter context: the buffer itself, no program
+        out = wrap(buf, out_ax, self._device)
+    else:
+        out = wrap(_program(("get", plan), lambda: _getitem_fn(plan))(buf, _lengths(starts)), out_ax, self._device)
     if any(p[0] == "pick" for p in plan):
         return out
     norm = indexing.normalize(self, index)

@@ -87,6 +87,25 @@ def test_generation_matches_torch_and_compiles_per_bucket():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
+def test_a_cropped_context_is_bucketed_from_the_first_token():
+    """`idx[:, -block:]` while the context is shorter than the block starts a bucketed tensor, so the first token's
+    forward builds the programs that the later lengths of its bucket run, and none of its own."""
+    fm = _gpt(facade, vocab=19, n_embd=24)  # sizes no other test uses
+    idx = facade.zeros((1, 1), dtype=facade.long)
+    with facade.no_grad():
+        assert idx[:, -96:]._rg is not None and idx[:, -1:]._rg is None  # a crop longer than the axis, or not
+        first = fm(idx[:, -96:])
+        for _ in range(2):
+            idx = facade.cat((idx, facade.ones((1, 1), dtype=facade.long)), dim=1)
+        before = metrics().compiles
+        third = fm(idx[:, -96:])
+    assert metrics().compiles == before, metrics()
+    tm = _gpt(torch, vocab=19, n_embd=24)
+    with torch.no_grad():
+        assert_same(tm(torch.tensor([[0]])), first, rtol=1e-5, atol=1e-6)
+        assert_same(tm(torch.tensor([[0, 1, 1]])), third, rtol=1e-5, atol=1e-6)
+
+
 def test_bucketed_tensor_is_an_ordinary_tensor():
     """shape, repr, tolist, numpy, reductions over the padded axis, comparisons: all of the logical tensor."""
     ts = {}

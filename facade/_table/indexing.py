@@ -446,7 +446,8 @@ def _getitem_kind(self, index, single):
 
 
 def __getitem__(self, index):
-    if _ragged.SEEN and _ragged.ON and (self._rg is not None or _ragged.has_rint(index)):
+    if _ragged.ON and (_ragged.SEEN and (self._rg is not None or _ragged.has_rint(index))
+                       or _ragged.crops(self, index)):
         got = _ragged.getitem(self, index)
         if got is not NotImplemented:
             return got
