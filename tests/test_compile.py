@@ -66,11 +66,12 @@ def _compiled_step(lib, model, opt, sched):
     return lib.compile(_plain_step(lib, model, opt, sched))
 
 
-def _ce_step(lib, model, opt, x, y):
+def _ce_step(lib, model, opt, x, y, zero_grad=True):
     """The plainest training step (zero_grad, cross-entropy, backward, step), reaching its state by closure."""
 
     def step():
-        opt.zero_grad()
+        if zero_grad:
+            opt.zero_grad()
         loss = lib.nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
@@ -528,6 +529,27 @@ def test_a_body_under_no_grad_returns_outputs_without_a_graph():
     assert int(fm[1].num_batches_tracked) == int(tm[1].num_batches_tracked) == 3
 
 
+def test_the_last_calls_grads_go_in_only_where_the_step_reads_them():
+    """A step that starts with zero_grad never reads the grads the previous call left: its program takes none (a
+    call passes that many arguments fewer). One without zero_grad accumulates into them, as on torch, so its
+    program takes them."""
+    runs, entries = {}, {}
+    for zero in (True, False):
+        models = dict(zip((torch, facade), _same_init()))
+        for lib, model in models.items():
+            opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+            step = _ce_step(lib, model, opt, lib.tensor(X), lib.tensor(Y), zero_grad=zero)
+            fn = facade.compile(step) if lib is facade else step
+            runs[lib] = ([float(fn()) for _ in range(5)], model, opt)
+            if lib is facade:
+                entries[zero] = [e for e in fn._entries.values() if e.donating is not None]
+        _assert_trained_alike(runs[torch], runs[facade])
+        for p, q in zip(runs[torch][1].parameters(), runs[facade][1].parameters()):
+            np.testing.assert_allclose(host(p.grad), host(q.grad), rtol=2e-5, atol=2e-6)
+    assert [e.unread is not None for e in entries[True]] == [True]
+    assert [e.unread is None for e in entries[False]] == [True]
+
+
 def test_a_donated_step_gives_each_state_slot_its_own_buffer_back(monkeypatch):
     """A whole step with Adam (a 0-d `step` count per parameter, as torch's) donates its state: jit hands a
     donated buffer to the first output of its shape, so each slot's new value must come before the loss and in
@@ -539,16 +561,20 @@ def test_a_donated_step_gives_each_state_slot_its_own_buffer_back(monkeypatch):
     specs = []
     donating = _function._donating
 
-    def record(raw, ndonate, arrays):  # the avals of the arrays the donating program is built for
+    def record(raw, ndonate, arrays, grads):  # the avals of the arrays the donating program is built for
+        fn, unread = donating(raw, ndonate, arrays, grads)
+        if unread is not None:  # zero_grad first: the grads are not among them
+            arrays, ndonate = arrays[:unread.start] + arrays[unread.stop:], ndonate - len(arrays[unread])
         specs[:] = [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) for a in arrays[:ndonate]]
         specs.extend(arrays[ndonate:])
-        return donating(raw, ndonate, arrays)
+        return fn, unread
 
     monkeypatch.setattr(_function, "_donating", record)
     for _ in range(3):
         step()
     (entry,) = step._entries.values()
     assert entry.donating is not None and not any(kind == "key" for kind, _, _ in entry.out[2])
+    assert entry.unread is not None  # zero_grad first: the previous call's grads are not passed
     text = entry.donating.lower(*specs).compile().as_text()
     aliases = dict((int(o), int(i)) for o, i in re.findall(r"\{(\d+)\}: \((\d+), \{\}, may-alias\)", text))
     steps = [i for i, a in enumerate(specs[:entry.ndonate]) if a.ndim == 0 and a.dtype == np.float32]
