@@ -174,6 +174,8 @@ def _eager_hypers(hp, first):
 
 WARM_UP = True  # Optimizer._warm_up (a switch for measuring it)
 _WARMING = weakref.WeakKeyDictionary()  # optimizer -> the thread compiling its first update
+_WARMED = set()  # what the warm-ups of this process compiled: (optimizer type, per group: options, shapes)
+_STATE_SPECS = {}  # (optimizer type, options, parameter shape, device) -> the shapes of its fresh state
 
 
 def _spec(a):
@@ -446,7 +448,13 @@ class Optimizer:
             calls = [self._first_update(g) for g in self.param_groups]
         except Exception:  # noqa: BLE001 - a state or hyperparameter that only the step can make
             return
-        if calls and None not in calls:
+        if not calls or None in calls:
+            return
+        done = (type(self), *((c[1], jax.tree_util.tree_structure(c[2]), *c[3]) for c in calls))
+        if done not in _WARMED:  # an optimizer like one made before (a sweep, a test suite): compiled already
+            if len(_WARMED) > 1024:
+                _WARMED.clear()
+            _WARMED.add(done)
             thread = threading.Thread(target=_compile, args=(calls,), name="facade optimizer warm-up")
             thread.start()
             _WARMING[self] = thread
@@ -456,24 +464,23 @@ class Optimizer:
         """The group's eager update arguments at an ordinary loop's first step, arrays as shapes: every parameter
         that requires grad has a gradient of its own shape, the state is fresh, the buffers are donated. None
         where a parameter is a view, traced or abstract, a DTensor, or on several devices."""
-        params, states, seen = [p for p in group["params"] if p.requires_grad], [], {}
-        if not params:
+        params = [p for p in group["params"] if p.requires_grad]
+        if not params or any(p._base is not None or type(p._data) is not _ARRAY or getattr(
+                type(p), "_lay_out_state", None) or type(p._data.sharding) is not jax.sharding.SingleDeviceSharding
+                for p in params):
             return None
-        for p in params:
-            a = p._data
-            if p._base is not None or type(a) is not _ARRAY or getattr(type(p), "_lay_out_state", None) or type(
-                    a.sharding) is not jax.sharding.SingleDeviceSharding:
-                return None
-            spec = _spec(a)
-            key = (spec.shape, spec.dtype, spec.sharding, p._device)
-            if key not in seen:
-                seen[key] = jax.eval_shape(lambda x, d=p._device: {
+        grads, statics, states = [_spec(p._data) for p in params], self._step_statics(group), []
+        for p, spec in zip(params, grads):
+            key = (type(self), statics, spec, p._device)
+            st = _STATE_SPECS.get(key)
+            if st is None:
+                if len(_STATE_SPECS) > 1024:
+                    _STATE_SPECS.clear()
+                st = _STATE_SPECS[key] = jax.eval_shape(lambda x, d=p._device: {
                     k: v._data for k, v in self._init_state(Tensor._from_array(x, d), group).items()
                     if isinstance(v, Tensor)}, spec)
-            states.append(seen[key])
-        grads = [_spec(p._data) for p in params]
-        return type(self)._update, self._step_statics(group), _eager_hypers(self._hypers(group), params[0]._data), \
-            grads, grads, states
+            states.append(st)
+        return type(self)._update, statics, _eager_hypers(self._hypers(group), params[0]._data), grads, grads, states
 
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
