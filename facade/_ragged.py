@@ -521,9 +521,11 @@ def _crop(it, size):
 
 
 def crops(t, index):
-    """Whether `index` crops an axis of plain `t` with `_crop` (the bucketed getitem then starts a bucketed
-    tensor); a cheap look, for every getitem."""
+    """Whether `index` crops an axis of plain device tensor `t` with `_crop` (the bucketed getitem then starts a
+    bucketed tensor); a cheap look, for every getitem (a host tensor's slices stay numpy views)."""
     items = index if type(index) is tuple else (index,)
+    if not any(type(it) is slice and type(it.start) is int and it.start < 0 for it in items) or t._np is not None:
+        return False
     return len(items) <= t.ndim and any(type(it) is slice and _crop(it, n) for it, n in zip(items, t.shape))
 
 
