@@ -578,6 +578,7 @@ def _donating(raw, ndonate, arrays, grads):
                 unread = [jax.numpy.zeros(s.shape, s.dtype) for s in specs]  # never read: XLA drops them
                 return inner(*a[:grads.start], *unread, *a[grads.start:])
 
+            without_grads.__name__ = without_grads.__qualname__ = raw.__name__  # the program's name in metrics
             return jit(without_grads, donate_argnums=tuple(range(ndonate - len(specs)))), grads
     return jit(raw, donate_argnums=tuple(range(ndonate))), None
 
