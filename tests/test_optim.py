@@ -110,8 +110,8 @@ def _update_compiles():
     return row.compiles if row else 0
 
 
-@pytest.mark.parametrize("k,name,kw", [(k, *case) for k, case in enumerate(CASES)], ids=[f"{n}-{i}" for i, (n, _) in
-                                                                                       enumerate(CASES)])
+@pytest.mark.parametrize("k,name,kw", [(k, *case) for k, case in enumerate(CASES)],
+                         ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_an_optimizer_compiles_its_first_update_when_it_is_made(k, name, kw):
     """The first eager update compiles in the background from the moment the optimizer is made (it overlaps the
     first forward and backward): the first step finds it compiled. Shapes no other test uses."""
