@@ -403,7 +403,7 @@ class Optimizer:
         eager = TRACE.hypers is None and type(params[0]._data) is _ARRAY
         if eager:  # an eager step: floats as cached arrays, buffers updated in place where that is safe
             apply, hp = _apply_eager, _eager_hypers(hp, params[0]._data)
-            warming = _WARMING.pop(self, None)
+            warming = _WARMING.pop(self, None) if _WARMING else None  # empty after the first steps: no weakref
             if warming is not None:  # the first step: its program is (being) compiled in the background
                 warming.join()
         own, arrays = eager, []  # the state arrays, and (one pass) whether every buffer may be donated
