@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _multidevice as _md
+from . import _ragged
 
 __all__ = ["check_range", "check_all", "flush", "as_accelerator", "host_memory"]
 
@@ -58,6 +59,9 @@ def _where(t):
         return "host", t._np
     if t._device.type == "meta":
         return None, None
+    if t._rg is not None:  # bucketed (facade/_ragged.py): its logical values, the tensor left bucketed
+        a = _ragged.values(t, host=not _AS_DEVICE[-1])
+        return ("host", a) if isinstance(a, np.ndarray) else ("device", a)
     a = t._arr()
     if isinstance(a, jax.core.Tracer):
         return None, None

@@ -475,7 +475,7 @@ def call(op, args, kwargs, autocast=True):
         vals = _amp.cast(op, vals, Tensor, _autocast_to)
     rg = op.rg is not None and (_ragged.SEEN or op.rg is _ragged.cat_along) and _ragged.ON and not TRACING
     if op.check is not None:
-        op.check(_ragged.plain_copies(vals) if rg and _ragged.SEEN else vals)  # checks see values, not padding
+        op.check(vals)  # a bucketed tensor shows its logical shape and values (_deferred._where)
     cast = _promote(op, vals) if op.promote_idx else None
     npcast = None if cast is None else cast.np
     host = _host.ACTIVE or _host_scalars(op, vals)  # numpy computes it: numbers stay Python numbers

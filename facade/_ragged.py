@@ -137,17 +137,11 @@ def active(dyn):
     return True
 
 
-def plain_copies(vals):
-    """vals with bucketed Tensors replaced by plain copies (for an op's value checks; the originals stay)."""
-    def plain(v):
-        if isinstance(v, Tensor) and v._rg is not None:
-            a = _cut(v._rg.buf, v._rg.ax, host=True)
-            return Tensor._from_numpy(a) if isinstance(a, np.ndarray) else Tensor._from_array(a, v._device)
-        if isinstance(v, (list, tuple)):
-            return type(v)(plain(x) for x in v)
-        return v
-
-    return [plain(v) for v in vals]
+def values(t, host):
+    """The logical values of bucketed `t`, which stays bucketed (for value checks): a numpy view on the CPU where
+    `host`, else an array."""
+    buf, ax, _ = _info(t)
+    return _cut(buf, ax, host=host)
 
 
 # ---------------------------------------------------------------------------- running an op on buffers

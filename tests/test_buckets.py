@@ -173,6 +173,18 @@ def test_errors_are_torchs():
                                                      lib.full((1, 1), 9, dtype=lib.long)), 1), lib.zeros(5, 2))
 
 
+def test_value_checks_read_the_logical_values_and_leave_the_tensor_bucketed():
+    res = {}
+    for lib in (torch, facade):
+        with lib.no_grad():
+            d = lib.cat((lib.full((1, 3), 2, dtype=lib.long), lib.ones((1, 1), dtype=lib.long)), dim=1)  # pads with 0
+            res[lib] = ((d * 7) // d, d % d, lib.nn.functional.embedding(d, lib.arange(6.0).reshape(3, 2)))
+            if lib is facade:
+                assert d._rg is not None  # the checks (division by zero, index range) made no plain copy of d
+    for f, t in zip(res[facade], res[torch]):
+        assert_same(t, f)
+
+
 def test_autograd_and_switch_keep_the_plain_path():
     x = facade.zeros((1, 3), requires_grad=True)
     y = facade.cat((x, facade.ones((1, 1))), dim=1)  # records autograd: never bucketed
