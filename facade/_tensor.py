@@ -168,6 +168,11 @@ class Tensor:
         if self._bsv == b._sv and self._data is not None and b._np is None:
             return self._data
         grad = not self._detached and b.requires_grad and STATE.enabled
+        if (b._np is not None and self._data is not None and not grad and self.dtype is not D.bfloat16
+                and self._geometry() is not None):  # a strided view of the base's host values: no program
+            a = np.ascontiguousarray(self.numpy(force=True))
+            self._data, self._bsv = a if _host.ACTIVE else put(a), b._sv
+            return self._data
         t = b if grad else Tensor._from_array(b._data if b._np is None else b._sync(), b._device)
         for op, args, kwargs, k in self._view:
             t = _dispatch.call(op, (t, *args), dict(kwargs) if kwargs else None)
@@ -636,11 +641,10 @@ class Tensor:
             root._sv += 1
         if self._base is None or not self._view:
             return root._np
-        idx = np.asarray(self._flat_index())
         strides = self.stride()
         isz = root._np.itemsize
         flat = root._np.reshape(-1)
-        return np.lib.stride_tricks.as_strided(flat[self.storage_offset():], shape=idx.shape,
+        return np.lib.stride_tricks.as_strided(flat[self.storage_offset():], shape=tuple(self.shape),
                                                strides=tuple(s * isz for s in strides))
 
     def __array__(self, dtype=None, copy=None):

@@ -165,6 +165,28 @@ def test_sibling_views_and_detach():
         same(t, f)
 
 
+def test_views_of_host_values_are_read_on_the_host():
+    """A view read after base.numpy() moved the base's values to numpy (a generation loop's `.numpy()` of the last
+    logits) is a strided numpy view of them: reading it, and computing with it, runs no program for the view, where
+    each new base length compiled a few; values and write-through are torch's."""
+    from facade.compiler import metrics, reset_metrics
+
+    for n in (3, 4, 5, 6):
+        res = {}
+        for lib in (torch, facade):
+            x = lib.arange(2.0 * n * 5).reshape(2, n, 5)
+            last, mid = x[:, -1, :], x[1, 1:]
+            reset_metrics()
+            got = (last.numpy().copy(), (last + 1).numpy(), mid.numpy().copy(), (mid * 2).numpy())
+            if lib is facade:
+                ops = metrics().ops
+                assert not {"__getitem__", "iota", "reshape"} & set(ops), ops
+            last.numpy()[0, 0] = -1.0  # .numpy() shares memory with the base
+            res[lib] = (*got, x.numpy().copy())
+        for f, w in zip(res[facade], res[torch]):
+            np.testing.assert_array_equal(f, w)
+
+
 def test_view_writes_in_place_ops_keep_identity():
     out = []
     for mod in (torch, facade):
