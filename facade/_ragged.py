@@ -23,7 +23,9 @@ give on torch).
 from __future__ import annotations
 
 import functools
+import math
 import os
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -188,17 +190,27 @@ def run(comp, dyn, vals):
     infos = [_info(t) for t in dyn]
     if not any(ax for _, ax, _ in infos):
         return NotImplemented
-    plan = comp.op.rg(infos, vals)
-    if plan is None:
+    made = _run_program(comp, infos, vals)
+    if made is None:
         return NotImplemented
-    spec, out_ax, ns, *own = plan  # a rule may run its own function of the buffers (and lengths) instead
-    raw, with_ns = own if own else (comp.raw, False)
-    fn = _program((raw, spec), lambda: functools.partial(_prepared, raw, spec, with_ns))
-    out = fn([a for a, _, _ in infos], _lengths(ns))
+    fn, ns, out_ax = made
+    arrays = [a for a, _, _ in infos]
+    _note((fn, *(a.shape for a in arrays)), lambda: (_top(infos), _run_ahead, comp, _specs(infos), _stripped(vals)))
+    out = fn(arrays, _lengths(ns))
     dev = next(t._device for t in dyn if isinstance(t, Tensor))
     if type(out) is tuple:  # split / chunk: pieces bucketed alike
         return tuple(wrap(o, out_ax, dev) for o in out) if comp.op.rg is pieces else NotImplemented
     return wrap(out, out_ax, dev)
+
+
+def _run_program(comp, infos, vals):
+    """(program, lengths it takes, bucketed axes of its result) for `comp`'s op on `infos`, or None."""
+    plan = comp.op.rg(infos, vals)
+    if plan is None:
+        return None
+    spec, out_ax, ns, *own = plan  # a rule may run its own function of the buffers (and lengths) instead
+    raw, with_ns = own if own else (comp.raw, False)
+    return _program((raw, spec), lambda: functools.partial(_prepared, raw, spec, with_ns)), ns, out_ax
 
 
 _LENGTHS = {}
@@ -443,8 +455,17 @@ def cat(comp, dyn, vals):
     target = max(bucket(n), first[0].shape[dim])
     if target * int(np.prod(others[0])) > _LIMIT:
         return NotImplemented
+    if not first[1]:  # a new growing sequence (a generation loop's first token)
+        _fresh()
+    elif target > first[0].shape[dim]:  # into the next bucket: its programs compiling ahead are needed now
+        _joined(first[0].shape[dim])
     fn = _program(("grow", dim, target, sizes), lambda: _grow_fn(dim, target, sizes))
-    out = fn(first[0], *(a for a, _, _ in rest), *_lengths((n0,)))
+    rest = [a for a, _, _ in rest]
+    _note((fn, first[0].shape, *(a.shape for a in rest)), lambda: (target, _grow_ahead, dim, sizes, _spec(first[0]),
+                                                                   [_spec(a) for a in rest]))
+    out = fn(first[0], *rest, *_lengths((n0,)))
+    if 2 * n > target and target not in _STARTED:  # a growing sequence: its next bucket compiled ahead
+        _start(target)
     return wrap(out, {dim: n}, dyn[0]._device)
 
 
@@ -558,21 +579,13 @@ def _simple(it):
     return type(it) in (int, RaggedInt) or type(it) is list and len(it) == 1 and type(it[0]) is int
 
 
-def getitem(self, index):
-    """self[index] for ints and unit-step slices where self is bucketed or a bound is a RaggedInt; the result
-    is a view of self as the plain path's would be. NotImplemented for anything else."""
-    from ._table import indexing
-
-    if not active((self,)):
-        return NotImplemented
-    items = index if isinstance(index, tuple) else (index,)
-    buf, ax, shape = _info(self)
-    if isinstance(buf, jax.core.Tracer) or len(items) > len(shape) or not all(map(_simple, items)):
-        return NotImplemented
-    items = items + (slice(None),) * (len(shape) - len(items))
+def _get_plan(bshape, ax, shape, items):
+    """(plan for `_getitem_fn`, its traced starts, bucketed axes of the result) of buffer shape `bshape` (bucketed
+    axes `ax`, logical `shape`) indexed by `items` (one per axis), or None where the bucketed getitem does not
+    apply."""
     plan, starts, out_ax = [], [], {}
     for axis, (it, size) in enumerate(zip(items, shape)):
-        b = buf.shape[axis]
+        b = bshape[axis]
         if type(it) is not slice:
             pick = type(it) is list  # x[:, [i]]: advanced indexing, a copy keeping the axis
             i = it[0] if pick else it
@@ -584,7 +597,7 @@ def getitem(self, index):
         s, e, _ = it.indices(size)
         m = max(e - s, 0)
         if m == 0:
-            return NotImplemented
+            return None
         keep_axis = len(plan) - sum(p[0] == "at" for p in plan)
         if axis in ax:
             if s == 0 and e == size:
@@ -601,7 +614,7 @@ def getitem(self, index):
             else:
                 plan.append(("static", s, b, width))
             out_ax[keep_axis] = m
-        elif not ax and _crop(it, size) and bucket(m) * (buf.size // max(b, 1)) <= _LIMIT:  # a context crop
+        elif not ax and _crop(it, size) and bucket(m) * (math.prod(bshape) // max(b, 1)) <= _LIMIT:  # context crop
             plan.append(("static", s, e, bucket(m)))
             out_ax[keep_axis] = m
         elif s == 0 and e == size:
@@ -609,12 +622,37 @@ def getitem(self, index):
         else:
             plan.append(("static", s, e, m))
     if not out_ax and not ax:
+        return None
+    return tuple(plan), starts, out_ax
+
+
+def getitem(self, index):
+    """self[index] for ints and unit-step slices where self is bucketed or a bound is a RaggedInt; the result
+    is a view of self as the plain path's would be. NotImplemented for anything else."""
+    from ._table import indexing
+
+    if not active((self,)):
         return NotImplemented
-    plan = tuple(plan)
+    items = index if isinstance(index, tuple) else (index,)
+    buf, ax, shape = _info(self)
+    if isinstance(buf, jax.core.Tracer) or len(items) > len(shape) or not all(map(_simple, items)):
+        return NotImplemented
+    items = items + (slice(None),) * (len(shape) - len(items))
+    made = _get_plan(buf.shape, ax, shape, items)
+    if made is None:
+        return NotImplemented
+    plan, starts, out_ax = made
+    for a in ax:  # a crop `x[:, -block:]` of a growing tensor: its programs stop at the block's bucket
+        it = items[a]
+        if type(it) is slice and type(it.start) is int and it.start < 0 and it.stop is None:
+            _CAP[0] = bucket(-it.start)
     if all(p[0] == "all" for p in plan):  # x[:, -block:] of a shorter context: the buffer itself, no program
         out = wrap(buf, out_ax, self._device)
     else:
-        out = wrap(_program(("get", plan), lambda: _getitem_fn(plan))(buf, _lengths(starts)), out_ax, self._device)
+        fn = _program(("get", plan), lambda: _getitem_fn(plan))
+        _note((fn, buf.shape), lambda: (_top([(buf, ax, shape)]) or max(map(bucket, _rints(items)), default=None),
+                                        _get_ahead, _spec(buf), ax, shape, items))
+        out = wrap(fn(buf, _lengths(starts)), out_ax, self._device)
     if any(p[0] == "pick" for p in plan):
         return out
     norm = indexing.normalize(self, index)
@@ -625,3 +663,171 @@ def getitem(self, index):
 def arange(t, n):
     """A bucketed arange(n) from `t`, the plain arange(bucket(n))."""
     return wrap(t._data, {0: n}, t._device)
+
+
+# ---------------------------------------------------------------------------- the next bucket, compiled ahead
+# A generation loop halfway through its bucket will likely reach the next one, where every program of its forward
+# compiles again (22 for the benchmarks' small GPT: a 0.7 s stall at token 129). So when a growing cat passes half
+# its bucket, the programs called at that bucket so far are compiled for the next one in a background thread (XLA
+# compiles without the GIL, on another core), from their recorded shapes: the same rules run on the shapes of
+# lengths one bucket longer. The loop finds them in jit's cache: the same programs, so the same numbers. Not past
+# the bucket of the last crop `x[:, -block:]` seen (the model never runs longer), nor with AHEAD = False. On this
+# 2-core machine the thread's tracing and lowering (which hold the GIL) and its compiles slow the tokens before the
+# crossing by about 0.45 s, so sampling 200 tokens gains only 0.1-0.5 s of 4 s; with more cores, more.
+
+AHEAD = True
+_NOTED = set()  # (program, argument shapes) of the calls recorded
+_JOBS = {}  # bucket -> [(bucket, builder, *shapes and statics)]: the calls at that bucket, to build at the next
+_STARTED = {}  # bucket -> the threads compiling its next bucket's programs (False: capped)
+_CAP = [None]  # the bucket of the last crop seen
+_EXITING = []
+_GONE = object()  # a tensor argument of a recorded call (its rule reads only its shapes, from the infos)
+_I32 = jax.ShapeDtypeStruct((), jnp.int32)
+
+
+def _note(sig, make):
+    """Record the call `sig` (program, argument shapes) once: make() -> (its bucket, builder, *args) such that
+    builder(bucket, *args) gives (program, argument shapes) one bucket longer."""
+    if sig in _NOTED or not AHEAD:
+        return
+    if len(_NOTED) > 4096:
+        _NOTED.clear()
+        _JOBS.clear()
+    _NOTED.add(sig)
+    job = make()
+    if job[0] is None:
+        return
+    if type(_STARTED.get(job[0])) is list:  # started: compiled at once
+        _spawn(job[0], [job])
+    else:  # kept for the start (of this or a later sequence, if this one is capped)
+        _JOBS.setdefault(job[0], []).append(job)
+
+
+def _start(b):
+    """Compile the calls recorded at bucket `b` for the next bucket, in a background thread."""
+    if _CAP[0] is not None and 2 * b > _CAP[0]:
+        _STARTED[b] = False
+        return
+    _STARTED[b] = []
+    if b in _JOBS:
+        _spawn(b, _JOBS.pop(b))
+
+
+def _spawn(b, jobs):
+    from .compiler import _metrics
+
+    thread = threading.Thread(target=_compile_ahead, args=(jobs,), name="facade next-bucket compile")
+    thread.start()
+    _metrics.background(thread)  # metrics() counts its compiles
+    _STARTED[b].append(thread)
+
+
+def _joined(b):
+    """Wait for the programs compiling ahead from bucket `b` (the loop now needs them)."""
+    for thread in _STARTED.pop(b, None) or ():
+        thread.join()
+
+
+def _fresh():
+    """A new sequence starts: the buckets of earlier ones (capped, or done compiling) may start again."""
+    for b, threads in list(_STARTED.items()):
+        if not (threads and any(t.is_alive() for t in threads)):
+            del _STARTED[b]
+    _CAP[0] = None
+
+
+def _compile_ahead(jobs):
+    try:  # the loop's own thread first where the cores are busy
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
+    for b, build, *args in jobs:
+        if _EXITING:
+            return
+        try:
+            made = build(b, *args)
+            if made is not None:
+                made[0].lower(*made[1]).compile()
+        except Exception:  # noqa: BLE001 - a prediction that does not hold: the loop compiles when it gets there
+            pass
+
+
+try:  # stop between programs at interpreter exit (before it waits for threads)
+    threading._register_atexit(lambda: _EXITING.append(True))
+except (AttributeError, RuntimeError):
+    pass
+
+
+def _top(infos):
+    """The largest buffer length of the bucketed axes of `infos`, or None."""
+    return max((a.shape[i] for a, ax, _ in infos for i in ax), default=None)
+
+
+def _rints(v):
+    """The RaggedInts in `v` (nested tuples and lists, slices)."""
+    if type(v) is RaggedInt:
+        return [v]
+    if isinstance(v, (tuple, list)):
+        return [r for x in v for r in _rints(x)]
+    if type(v) is slice:
+        return _rints((v.start, v.stop, v.step))
+    return []
+
+
+def _spec(a, shape=None):
+    """What jit lowers array `a` as (with another `shape`): shape, dtype, weak type, sharding where committed."""
+    return jax.ShapeDtypeStruct(a.shape if shape is None else shape, a.dtype, weak_type=getattr(a, "weak_type", False),
+                                sharding=a.sharding if getattr(a, "committed", False) else None)
+
+
+def _specs(infos):
+    return [(_spec(a), dict(ax), shape) for a, ax, shape in infos]
+
+
+def _stripped(v):
+    if isinstance(v, Tensor):
+        return _GONE
+    if isinstance(v, (tuple, list)):
+        return type(v)(_stripped(x) for x in v)
+    return v
+
+
+def _shifted(v, by):
+    """`v` with its RaggedInts `by` longer (in nested tuples, lists and slices)."""
+    if type(v) is RaggedInt:
+        return RaggedInt(v + by)
+    if isinstance(v, (tuple, list)):
+        return type(v)(_shifted(x, by) for x in v)
+    if type(v) is slice:
+        return slice(*(_shifted(x, by) for x in (v.start, v.stop, v.step)))
+    return v
+
+
+def _longer(info, by):
+    """An info (buffer spec, bucketed axes, logical shape) whose bucketed axes are `by` longer."""
+    a, ax, shape = info
+    ax = {i: RaggedInt(n + by) for i, n in ax.items()}
+    bshape = tuple(bucket(ax[i]) if i in ax else s for i, s in enumerate(a.shape))
+    return _spec(a, bshape), ax, tuple(ax.get(i, s) for i, s in enumerate(shape))
+
+
+def _run_ahead(b, comp, infos, vals):
+    infos = [_longer(i, b) for i in infos]
+    made = _run_program(comp, infos, _shifted(vals, b))
+    return None if made is None else (made[0], ([a for a, _, _ in infos], tuple(_I32 for _ in made[1])))
+
+
+def _get_ahead(b, buf, ax, shape, items):
+    buf, ax, shape = _longer((buf, ax, shape), b)
+    made = _get_plan(buf.shape, ax, shape, _shifted(items, b))
+    if made is None or all(p[0] == "all" for p in made[0]):
+        return None
+    plan = made[0]
+    return _program(("get", plan), lambda: _getitem_fn(plan)), (buf, tuple(_I32 for _ in made[1]))
+
+
+def _grow_ahead(b, dim, sizes, first, rest):
+    """Both growths at the next bucket: into it (from a full buffer of this one) and within it."""
+    fn = _program(("grow", dim, 2 * b, sizes), lambda: _grow_fn(dim, 2 * b, sizes))
+    for n in (b, 2 * b):
+        fn.lower(_spec(first, first.shape[:dim] + (n,) + first.shape[dim + 1:]), *rest, _I32).compile()
