@@ -641,10 +641,11 @@ class Tensor:
             root._sv += 1
         if self._base is None or not self._view:
             return root._np
-        strides = self.stride()
+        g = self._geometry()  # (shape, strides, offset); else from the flat positions the view reads
+        shape, strides, offset = g if g is not None else (
+            np.shape(self._flat_index()), self.stride(), self.storage_offset())
         isz = root._np.itemsize
-        flat = root._np.reshape(-1)
-        return np.lib.stride_tricks.as_strided(flat[self.storage_offset():], shape=tuple(self.shape),
+        return np.lib.stride_tricks.as_strided(root._np.reshape(-1)[offset:], shape=shape,
                                                strides=tuple(s * isz for s in strides))
 
     def __array__(self, dtype=None, copy=None):
