@@ -553,7 +553,8 @@ def test_bucketed_draw_equals_the_exact_shape_draw(kind, params):
     ("uniform", np.float32, (0.0, 1.0)), ("uniform", np.float32, (-0.1, 0.3)),
     ("uniform", np.float32, (-1e-3 / 3, 7.0 / 3)), ("uniform", np.float32, (-2, 5)),
     ("randint", np.int64, (0, 10)), ("randint", np.int64, (-(2**63), 2**63 - 1)), ("randint", np.int64, (5, 2**40)),
-    ("randint", np.int32, (-7, 3))])
+    ("randint", np.int32, (-7, 3)), ("normal", np.float32, (0.0, 1.0)), ("normal", np.float32, (0.5, 0.02)),
+    ("normal", np.float32, (-3, 2))])
 def test_host_draw_equals_the_program(kind, np_dt, params):
     """The first draws of a size class of these kinds are computed with numpy (no sampler program to compile): the
     values and the generator's next key must be exactly those of the XLA program `_run`, for any key, size and range
