@@ -388,7 +388,8 @@ def _host_draw(gen, kind, n, np_dt, params):
 # normal's erfinv has no exact numpy twin, but the RngBitGenerator expansion is what makes a sampler slow to compile:
 # a program of the stream words (numpy's) that runs jax.random's own steps from them gives the very values, as
 # `_bits` would feed them, and compiles faster; run on 4096-word chunks, one program serves every size class.
-# Three normal size classes (a model's embeddings): 0.57-0.71 s of compiles -> 0.30-0.33 s (a program each) -> 0.11-0.16 s.
+# Three normal size classes (a model's embeddings): 0.57-0.71 s of compiles -> 0.30-0.33 s (a program each)
+# -> 0.11-0.16 s (one program).
 _WORDS = {}
 
 
