@@ -120,6 +120,13 @@ def of_array(a) -> device:
     return device("cuda", gpus().index(d))
 
 
+def spec(a, shape=None):
+    """What jit lowers array `a` as (with another `shape`): its shape, dtype, weak type, and its sharding where it
+    is committed (for `jit.lower(...).compile()` ahead of the call that will find the program in jit's cache)."""
+    return jax.ShapeDtypeStruct(a.shape if shape is None else shape, a.dtype, weak_type=getattr(a, "weak_type", False),
+                                sharding=a.sharding if getattr(a, "committed", False) else None)
+
+
 _SHARDINGS = {}
 
 

@@ -34,6 +34,7 @@ from jax import lax
 
 from . import _host
 from . import _multidevice as _md
+from ._device import spec as _spec
 from .autograd import forward_ad as _fwd
 
 ON = os.environ.get("FACADE_BUCKETS", "1") != "0"
@@ -772,12 +773,6 @@ def _rints(v):
     if type(v) is slice:
         return _rints((v.start, v.stop, v.step))
     return []
-
-
-def _spec(a, shape=None):
-    """What jit lowers array `a` as (with another `shape`): shape, dtype, weak type, sharding where committed."""
-    return jax.ShapeDtypeStruct(a.shape if shape is None else shape, a.dtype, weak_type=getattr(a, "weak_type", False),
-                                sharding=a.sharding if getattr(a, "committed", False) else None)
 
 
 def _specs(infos):

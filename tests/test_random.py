@@ -563,7 +563,7 @@ def test_host_draw_equals_the_program(kind, np_dt, params):
 
     for seed in (0, 1234, 2**63 + 5):
         for n in (1, 7, 4096, 6000, 1 << 17):
-            size = max(R._BUCKET_MIN, 1 << (n - 1).bit_length())
+            size = R._size_class(n)
             key = np.asarray(R._key_data(seed), np.uint32)
             k1, xla = R._run(kind, ((size,), np.dtype(np_dt)), key, *params)
             gen = R.Generator()

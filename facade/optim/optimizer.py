@@ -27,6 +27,7 @@ from jax._src.array import ArrayImpl
 
 from .. import _creation, _dtype, _xla
 from .. import _multidevice as _md
+from .._device import spec as _spec
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..compiler import _metrics
@@ -176,11 +177,6 @@ WARM_UP = True  # Optimizer._warm_up (a switch for measuring it)
 _WARMING = weakref.WeakKeyDictionary()  # optimizer -> the thread compiling its first update
 _WARMED = set()  # what the warm-ups of this process compiled: (optimizer type, per group: options, shapes)
 _STATE_SPECS = {}  # (optimizer type, options, parameter shape, device) -> the shapes of its fresh state
-
-
-def _spec(a):
-    """What jit lowers array `a` as: its shape, dtype, and sharding where it is committed."""
-    return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding if a.committed else None)
 
 
 def _compile(calls):
