@@ -5,8 +5,10 @@ context, so every op meets a new length and, with shapes static in XLA, compiles
 tensor keeps its values in a buffer padded along the growing axis to a bucket length (128, 256, 512 ...), with its
 logical length on the side, and the ops that can run on padded buffers do: programs are compiled per bucket, not
 per length, and the length goes in as data where an op must mask the padding (softmax, the contracted axis of a
-matmul). Everything else reads the tensor's values, which cuts the padding off first (on the CPU by a copy, no
-program), so a bucketed tensor is an ordinary tensor to all code that does not know about buckets.
+matmul). An op whose result stays bucketed is deferred (facade/_pending.py): the ops a read depends on run as one
+program, so a generation step's forward is one program (compiled once per bucket), not one per op. Everything else
+reads the tensor's values, which cuts the padding off first (on the CPU by a copy, no program), so a bucketed
+tensor is an ordinary tensor to all code that does not know about buckets.
 
 Where it applies: only where no autograd is recorded (no_grad, or no input requires grad), outside torch.compile
 and DataLoader workers. Sources: a cat along an axis whose last piece has length 1 there (a generation step), a
@@ -32,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from . import _host
+from . import _host, _pending
 from . import _multidevice as _md
 from ._device import spec as _spec
 from .autograd import forward_ad as _fwd
@@ -85,6 +87,7 @@ def wrap(buf, ax, device):
 
 def _cut(buf, ax, host=False):
     """buf cut to its logical shape: on the CPU by a host copy (or, `host`, a numpy view), no program per length."""
+    buf = _pending.concrete(buf)
     if all(buf.shape[a] == n for a, n in ax.items()) and not host:
         return buf
     sl = tuple(slice(0, ax[i]) if i in ax else slice(None) for i in range(buf.ndim))
@@ -149,9 +152,10 @@ def values(t, host):
 
 # ---------------------------------------------------------------------------- running an op on buffers
 
-def _prepared(raw, spec, with_ns, arrays, ns):
-    """raw(*arrays) after padding each array's axes to their target length and masking beyond n where asked
-    (raw(*arrays, *ns) for a rule's own function that masks by itself)."""
+def _prepared(raw, spec, with_ns, *args):
+    """raw(*arrays) of args = (*arrays, *ns) after padding each array's axes to their target length and masking
+    beyond n where asked (raw(*arrays, *ns) for a rule's own function that masks by itself)."""
+    arrays, ns = args[:len(spec)], args[len(spec):]
     out = []
     for a, s in zip(arrays, spec):
         for axis, target, fill, k in s:
@@ -196,8 +200,8 @@ def run(comp, dyn, vals):
         return NotImplemented
     fn, ns, out_ax = made
     arrays = [a for a, _, _ in infos]
-    _note((fn, *(a.shape for a in arrays)), lambda: (_top(infos), _run_ahead, comp, _specs(infos), _stripped(vals)))
-    out = fn(arrays, _lengths(ns))
+    out = _apply(fn, (*arrays, *_lengths(ns)), out_ax,
+                 lambda: (_top(infos), _run_ahead, comp, _specs(infos), _stripped(vals)))
     dev = next(t._device for t in dyn if isinstance(t, Tensor))
     if type(out) is tuple:  # split / chunk: pieces bucketed alike
         return tuple(wrap(o, out_ax, dev) for o in out) if comp.op.rg is pieces else NotImplemented
@@ -212,6 +216,18 @@ def _run_program(comp, infos, vals):
     spec, out_ax, ns, *own = plan  # a rule may run its own function of the buffers (and lengths) instead
     raw, with_ns = own if own else (comp.raw, False)
     return _program((raw, spec), lambda: functools.partial(_prepared, raw, spec, with_ns)), ns, out_ax
+
+
+def _apply(fn, args, bucketed, make):
+    """fn(*args) (a bucketed op's program): deferred where its result is bucketed (facade/_pending.py), else run
+    now, with the deferred ops it reads in the same program. make: the call's compile-ahead job (`_note`)."""
+    deferred = _pending.ON and (bucketed or any(type(a) is _pending.Pending for a in args))
+    _note((fn, *(a.shape for a in args)), make, deferred)
+    if deferred:
+        p = _pending.defer(fn, args)
+        if p is not None:
+            return p if bucketed else _pending.force(p)
+    return fn(*map(_pending.concrete, args))
 
 
 _LENGTHS = {}
@@ -464,7 +480,7 @@ def cat(comp, dyn, vals):
     rest = [a for a, _, _ in rest]
     _note((fn, first[0].shape, *(a.shape for a in rest)), lambda: (target, _grow_ahead, dim, sizes, _spec(first[0]),
                                                                    [_spec(a) for a in rest]))
-    out = fn(first[0], *rest, *_lengths((n0,)))
+    out = fn(_pending.concrete(first[0]), *rest, *_lengths((n0,)))  # at once: a value check usually reads it
     if 2 * n > target and target not in _STARTED:  # a growing sequence: its next bucket compiled ahead
         _start(target)
     return wrap(out, {dim: n}, dyn[0]._device)
@@ -548,7 +564,7 @@ def crops(t, index):
 def _getitem_fn(plan):
     """plan: per input axis ("all") | ("take", B') from a traced start | ("static", start, stop, width) padded
     to width | ("at",) a traced index | ("pick",) the same, keeping the axis (x[:, [-1]])."""
-    def get(buf, starts):
+    def get(buf, *starts):
         k, keep = 0, []
         for axis, p in enumerate(plan):
             if p[0] == "take":
@@ -651,9 +667,13 @@ def getitem(self, index):
         out = wrap(buf, out_ax, self._device)
     else:
         fn = _program(("get", plan), lambda: _getitem_fn(plan))
-        _note((fn, buf.shape), lambda: (_top([(buf, ax, shape)]) or max(map(bucket, _rints(items)), default=None),
-                                        _get_ahead, _spec(buf), ax, shape, items))
-        out = wrap(fn(buf, _lengths(starts)), out_ax, self._device)
+        # a context's crop starts a bucketed tensor at once: a loop's first step, whose context is not bucketed
+        # yet, then defers the same ops as the later steps (one graph program, not one more for the first step)
+        crop = not ax and any(type(it) is slice and _crop(it, n) for it, n in zip(items, shape))
+        out = _apply(fn, (buf, *_lengths(starts)), out_ax and not crop,
+                     lambda: (_top([(buf, ax, shape)]) or max(map(bucket, _rints(items)), default=None), _get_ahead,
+                              _spec(buf), ax, shape, items))
+        out = wrap(out, out_ax, self._device)
     if any(p[0] == "pick" for p in plan):
         return out
     norm = indexing.normalize(self, index)
@@ -668,13 +688,13 @@ def arange(t, n):
 
 # ---------------------------------------------------------------------------- the next bucket, compiled ahead
 # A generation loop halfway through its bucket will likely reach the next one, where every program of its forward
-# compiles again (22 for the benchmarks' small GPT: a 0.7 s stall at token 129). So when a growing cat passes half
-# its bucket, the programs called at that bucket so far are compiled for the next one in a background thread (XLA
-# compiles without the GIL, on another core), from their recorded shapes: the same rules run on the shapes of
-# lengths one bucket longer. The loop finds them in jit's cache: the same programs, so the same numbers. Not past
-# the bucket of the last crop `x[:, -block:]` seen (the model never runs longer), nor with AHEAD = False. On this
-# 2-core machine the thread's tracing and lowering (which hold the GIL) and its compiles slow the tokens before the
-# crossing by about 0.45 s, so sampling 200 tokens gains only 0.1-0.5 s of 4 s; with more cores, more.
+# compiles again (its graph of deferred ops, facade/_pending.py, about 0.5 s for the benchmarks' small GPT; the ops
+# run at once, such as the context's growth). So when a growing cat passes half its bucket, the programs called at
+# that bucket so far are compiled for the next one in a background thread (XLA compiles without the GIL, on another
+# core), from their recorded shapes: the same rules run on the shapes of lengths one bucket longer, a graph's op by
+# op. The loop finds them in jit's cache: the same programs, so the same numbers. Not past the bucket of the last
+# crop `x[:, -block:]` seen (the model never runs longer), nor with AHEAD = False. On this 2-core machine the
+# thread's tracing and lowering (which hold the GIL) and its compiles slow the tokens before the crossing.
 
 AHEAD = True
 _NOTED = set()  # (program, argument shapes) of the calls recorded
@@ -682,26 +702,60 @@ _JOBS = {}  # bucket -> [(bucket, builder, *shapes and statics)]: the calls at t
 _STARTED = {}  # bucket -> the threads compiling its next bucket's programs (False: capped)
 _CAP = [None]  # the bucket of the last crop seen
 _EXITING = []
+_JOB_OF = {}  # (program, argument shapes) -> the job of a deferred call
 _GONE = object()  # a tensor argument of a recorded call (its rule reads only its shapes, from the infos)
 _I32 = jax.ShapeDtypeStruct((), jnp.int32)
 
 
-def _note(sig, make):
+def _note(sig, make, deferred=False):
     """Record the call `sig` (program, argument shapes) once: make() -> (its bucket, builder, *args) such that
-    builder(bucket, *args) gives (program, argument shapes) one bucket longer."""
+    builder(bucket, *args) gives (program, argument shapes) one bucket longer. A deferred call's job is kept for
+    the graphs it joins (`_graph_job`), not compiled alone."""
     if sig in _NOTED or not AHEAD:
         return
     if len(_NOTED) > 4096:
         _NOTED.clear()
         _JOBS.clear()
+        _JOB_OF.clear()
     _NOTED.add(sig)
     job = make()
-    if job[0] is None:
-        return
+    if deferred:
+        _JOB_OF[sig] = job
+    elif job[0] is not None:
+        _queue(job)
+
+
+def _queue(job):
     if type(_STARTED.get(job[0])) is list:  # started: compiled at once
         _spawn(job[0], [job])
     else:  # kept for the start (of this or a later sequence, if this one is capped)
         _JOBS.setdefault(job[0], []).append(job)
+
+
+def _graph_job(structure, outs, sigs):
+    """Queue the compile of a deferred graph (facade/_pending.py, first run now) at the next bucket, where every
+    op in it has a job."""
+    jobs = [_JOB_OF.get(sig) for sig in sigs]
+    if AHEAD and jobs and all(j is not None and j[0] is not None for j in jobs):
+        _queue((max(j[0] for j in jobs), _graph_ahead, structure, outs, jobs))
+
+
+def _graph_ahead(b, structure, outs, jobs):
+    """The graph's program and input specs one bucket longer: each op's from its own job."""
+    fns, specs = [], {}
+    for (_, refs), (_, build, *args) in zip(structure, jobs):
+        made = build(b, *args)
+        if made is None:
+            return None
+        fns.append(made[0])
+        for r, spec in zip(refs, made[1]):
+            if r >= 0:
+                specs.setdefault(r, spec)
+    program = _pending.program(tuple((f, refs) for f, (_, refs) in zip(fns, structure)), outs)
+    return program, [specs[j] for j in range(len(specs))]
+
+
+_pending.NEW = _graph_job
 
 
 def _start(b):
@@ -809,7 +863,7 @@ def _longer(info, by):
 def _run_ahead(b, comp, infos, vals):
     infos = [_longer(i, b) for i in infos]
     made = _run_program(comp, infos, _shifted(vals, b))
-    return None if made is None else (made[0], ([a for a, _, _ in infos], tuple(_I32 for _ in made[1])))
+    return None if made is None else (made[0], (*[a for a, _, _ in infos], *(_I32 for _ in made[1])))
 
 
 def _get_ahead(b, buf, ax, shape, items):
@@ -818,7 +872,7 @@ def _get_ahead(b, buf, ax, shape, items):
     if made is None or all(p[0] == "all" for p in made[0]):
         return None
     plan = made[0]
-    return _program(("get", plan), lambda: _getitem_fn(plan)), (buf, tuple(_I32 for _ in made[1]))
+    return _program(("get", plan), lambda: _getitem_fn(plan)), (buf, *(_I32 for _ in made[1]))
 
 
 def _grow_ahead(b, dim, sizes, first, rest):

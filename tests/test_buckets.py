@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import facade
-from facade import _ragged
+from facade import _pending, _ragged
 from facade.compiler import metrics, reset_metrics
 
 from ._compare import assert_same
@@ -120,6 +120,39 @@ def test_a_cropped_context_is_bucketed_from_the_first_token():
     with torch.no_grad():
         assert_same(tm(torch.tensor([[0]])), first, rtol=1e-5, atol=1e-6)
         assert_same(tm(torch.tensor([[0, 1, 1]])), third, rtol=1e-5, atol=1e-6)
+
+
+def test_a_forward_runs_as_one_program_with_the_values_of_its_ops(monkeypatch):
+    """Bucketed ops defer (facade/_pending.py): a decoding step's forward is one program (one compile per bucket,
+    no program per op), with the very logits and tokens of its ops run one by one; a deferred result the script
+    holds is computed with the value read, and a chain that is never read runs before it grows past DEPTH."""
+    fm = _gpt(facade, vocab=29, n_embd=24)  # sizes no other test uses
+    reset_metrics()
+    deferred, dtok = _generate(facade, fm, 60)
+    built = metrics().ops
+    assert built["graph"].compiles == 1 and built["_prepared"].compiles == 0, metrics()  # (traced for shapes)
+    monkeypatch.setattr(_pending, "ON", False)
+    eager, etok = _generate(facade, fm, 60)
+    assert metrics().ops["_prepared"].compiles > 10, metrics()  # a program per op
+    assert dtok == etok and np.array_equal(deferred, eager)
+    monkeypatch.undo()
+
+    with facade.no_grad():
+        x = facade.cat((facade.zeros((2, 5)), facade.ones((2, 1))), dim=1)
+        h = x * 2 + 1
+        y = (h.exp() - 1)[:, -1]  # a plain result: h's graph runs now
+        assert type(h._rg.buf) is _pending.Pending and h._rg.buf.value is not None
+        for _ in range(_pending.DEPTH + 10):
+            x = x + 1
+        assert x._rg.buf.depth <= _pending.DEPTH
+    with torch.no_grad():
+        tx = torch.cat((torch.zeros((2, 5)), torch.ones((2, 1))), dim=1)
+        th = tx * 2 + 1
+        assert_same((th.exp() - 1)[:, -1], y)
+        assert_same(th, h)
+        for _ in range(_pending.DEPTH + 10):
+            tx = tx + 1
+        assert_same(tx, x)
 
 
 def test_bucketed_tensor_is_an_ordinary_tensor():

@@ -1,0 +1,157 @@
+"""Deferred bucketed ops: a generation step's forward runs as one program, not one program per op.
+
+A bucketed op (facade/_ragged.py) records its program and arguments as a `Pending` buffer, with the result's
+shape and dtype from the program's abstract evaluation (cached per argument shapes), and runs nothing. The first
+read of a value (a plain result such as `logits[:, -1, :]`, `.numpy()`, a value check, any op without a bucketed
+rule) runs every pending op it depends on as one jitted program that calls the ops' own programs in order: XLA
+inlines them, so the values are those of the ops run one by one, and a loop that repeats its forward finds the
+program of the same graph in a cache. A graph's structure (programs, and which argument is which earlier result
+or input array) is the cache key; its input arrays are the program's arguments.
+
+Results other than the one read are kept where something outside the graph still holds them (a tensor the script
+keeps, another pending op), found by reference counts; those not kept are recomputed if read later, so a miscount
+costs time, never values. A chain longer than `DEPTH` runs at once (a loop that never reads its values).
+Off with FACADE_DEFER=0 (then every bucketed op runs its program at once).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import jax
+
+ON = os.environ.get("FACADE_DEFER", "1") != "0"
+DEPTH = 512
+NEW = None  # called with (structure, outputs, each op's (program, argument shapes)) when a graph first compiles
+
+
+class Pending:
+    """fn(*args) not computed yet: args are arrays and Pendings; `value` once computed."""
+
+    __slots__ = ("fn", "args", "shape", "dtype", "weak_type", "depth", "value")
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+_AVALS = {}  # (program, argument shapes, dtypes, weak types) -> its result's ShapeDtypeStruct (or None: not one)
+
+
+def _abstract(a):
+    return jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) if type(a) is Pending else a
+
+
+def defer(fn, args):
+    """A Pending for fn(*args) (the program `fn`, jitted), or None where its result is not one array."""
+    args = tuple(a.value if type(a) is Pending and a.value is not None else a for a in args)
+    key = (fn, *[(a.shape, a.dtype, a.weak_type) for a in args])
+    out = _AVALS.get(key, False)
+    if out is False:
+        if len(_AVALS) > 4096:
+            _AVALS.clear()
+        out = jax.eval_shape(fn, *map(_abstract, args))
+        out = _AVALS[key] = out if type(out) is jax.ShapeDtypeStruct else None
+    if out is None:
+        return None
+    p = Pending()
+    p.fn, p.args, p.value = fn, args, None
+    p.shape, p.dtype, p.weak_type = out.shape, out.dtype, out.weak_type
+    p.depth = 1 + max((a.depth for a in args if type(a) is Pending), default=0)
+    if p.depth > DEPTH:
+        force(p)
+    return p
+
+
+def concrete(a):
+    """The array of `a` (an array, or a Pending computed now)."""
+    return force(a) if type(a) is Pending else a
+
+
+def _graph(p):
+    """The pending nodes `p` depends on (itself included), each after its arguments."""
+    order, seen, stack = [], set(), [(p, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((a, False) for a in node.args if type(a) is Pending and a.value is None and id(a) not in seen)
+    return order
+
+
+_PROGRAMS = {}  # (structure, outputs) -> the jitted graph
+_RAN = set()  # the (structure, outputs) run so far
+
+
+def program(structure, outs):
+    """The jitted graph: structure as `_structure` gives it, returning the results of the ops at `outs`."""
+    fn = _PROGRAMS.get((structure, outs))
+    if fn is None:
+        if len(_PROGRAMS) > 1024:
+            _PROGRAMS.clear()
+
+        def graph(*inputs):
+            vals = []
+            for f, refs in structure:
+                vals.append(f(*[vals[-1 - r] if r < 0 else inputs[r] for r in refs]))
+            return tuple(vals[k] for k in outs)
+
+        fn = _PROGRAMS[(structure, outs)] = jax.jit(graph)
+    return fn
+
+
+def _structure(order):
+    """(per node: its program and where its arguments come from (-1 - k: node k's result; j >= 0: inputs[j]),
+    the input arrays, {id(node): how many arguments in the graph are that node})."""
+    inputs, where, node_at, uses, structure = [], {}, {}, {}, []
+    for k, node in enumerate(order):
+        node_at[id(node)] = k
+        refs = []
+        for a in node.args:
+            if type(a) is Pending:
+                if a.value is None:
+                    refs.append(-1 - node_at[id(a)])
+                    uses[id(a)] = uses.get(id(a), 0) + 1
+                    continue
+                a = a.value
+            j = where.get(id(a))
+            if j is None:
+                j = where[id(a)] = len(inputs)
+                inputs.append(a)
+            refs.append(j)
+        structure.append((node.fn, tuple(refs)))
+    return tuple(structure), inputs, uses
+
+
+def force(p):
+    """Compute pending `p` (with every pending op it depends on, in one program) and return its array."""
+    if p.value is not None:
+        return p.value
+    order = _graph(p)
+    if len(order) == 1:  # one op on arrays: its own program
+        p.value = p.fn(*map(concrete, p.args))
+        p.fn = p.args = None
+        return p.value
+    structure, inputs, uses = _structure(order)
+    # kept: `p`, and the nodes referenced from outside the graph (more than by `order`, getrefcount's argument and
+    # the graph's own arguments)
+    outs = tuple(k for k in range(len(order))
+                 if order[k] is p or sys.getrefcount(order[k]) > 2 + uses.get(id(order[k]), 0))
+    if NEW is not None and (structure, outs) not in _RAN:  # (its program may have been compiled ahead)
+        if len(_RAN) > 1024:
+            _RAN.clear()
+        _RAN.add((structure, outs))
+        shapes = [a.shape for a in inputs]
+        NEW(structure, outs, [(f, *(shapes[r] if r >= 0 else order[-1 - r].shape for r in refs))
+                              for f, refs in structure])
+    values = program(structure, outs)(*inputs)
+    for k, v in zip(outs, values):
+        node = order[k]
+        node.value, node.fn, node.args = v, None, None
+    return p.value
