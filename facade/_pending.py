@@ -23,42 +23,43 @@ import jax
 
 ON = os.environ.get("FACADE_DEFER", "1") != "0"
 DEPTH = 512
-NEW = None  # called with (structure, outputs, each op's (program, argument shapes)) when a graph first compiles
+NEW = None  # called with (structure, outputs, each op's (program, *argument avals)) when a graph first runs
 
 
 class Pending:
-    """fn(*args) not computed yet: args are arrays and Pendings; `value` once computed."""
+    """fn(*args) not computed yet: args are arrays and Pendings; `aval` its result's, `value` once computed."""
 
-    __slots__ = ("fn", "args", "shape", "dtype", "weak_type", "depth", "value")
+    __slots__ = ("fn", "args", "aval", "depth", "value")
 
-    @property
-    def ndim(self):
-        return len(self.shape)
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
+    ndim = property(lambda self: self.aval.ndim)
 
 
-_AVALS = {}  # (program, argument shapes, dtypes, weak types) -> its result's ShapeDtypeStruct (or None: not one)
+_AVALS = {}  # (program, its arguments' avals) -> its result's aval (None: not one array)
 
 
 def _abstract(a):
     return jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) if type(a) is Pending else a
 
 
-def defer(fn, args):
-    """A Pending for fn(*args) (the program `fn`, jitted), or None where its result is not one array."""
-    args = tuple(a.value if type(a) is Pending and a.value is not None else a for a in args)
-    key = (fn, *[(a.shape, a.dtype, a.weak_type) for a in args])
+def defer(fn, args, key):
+    """A Pending for fn(*args) (the program `fn`, jitted), or None where its result is not one array.
+    key: (fn, *(a.aval for a in args))."""
     out = _AVALS.get(key, False)
     if out is False:
         if len(_AVALS) > 4096:
             _AVALS.clear()
         out = jax.eval_shape(fn, *map(_abstract, args))
-        out = _AVALS[key] = out if type(out) is jax.ShapeDtypeStruct else None
+        out = _AVALS[key] = (jax.core.ShapedArray(out.shape, out.dtype, weak_type=out.weak_type)
+                             if type(out) is jax.ShapeDtypeStruct else None)
     if out is None:
         return None
     p = Pending()
-    p.fn, p.args, p.value = fn, args, None
-    p.shape, p.dtype, p.weak_type = out.shape, out.dtype, out.weak_type
-    p.depth = 1 + max((a.depth for a in args if type(a) is Pending), default=0)
+    p.fn, p.args, p.aval, p.value = fn, tuple(a.value if type(a) is Pending and a.value is not None else a
+                                              for a in args), out, None
+    p.depth = 1 + max((a.depth for a in p.args if type(a) is Pending), default=0)
     if p.depth > DEPTH:
         force(p)
     return p
@@ -147,8 +148,8 @@ def force(p):
         if len(_RAN) > 1024:
             _RAN.clear()
         _RAN.add((structure, outs))
-        shapes = [a.shape for a in inputs]
-        NEW(structure, outs, [(f, *(shapes[r] if r >= 0 else order[-1 - r].shape for r in refs))
+        avals = [a.aval for a in inputs]
+        NEW(structure, outs, [(f, *(avals[r] if r >= 0 else order[-1 - r].aval for r in refs))
                               for f, refs in structure])
     values = program(structure, outs)(*inputs)
     for k, v in zip(outs, values):

@@ -222,9 +222,10 @@ def _apply(fn, args, bucketed, make):
     """fn(*args) (a bucketed op's program): deferred where its result is bucketed (facade/_pending.py), else run
     now, with the deferred ops it reads in the same program. make: the call's compile-ahead job (`_note`)."""
     deferred = _pending.ON and (bucketed or any(type(a) is _pending.Pending for a in args))
-    _note((fn, *(a.shape for a in args)), make, deferred)
+    key = (fn, *[a.aval for a in args])
+    _note(key, make, deferred)
     if deferred:
-        p = _pending.defer(fn, args)
+        p = _pending.defer(fn, args, key)
         if p is not None:
             return p if bucketed else _pending.force(p)
     return fn(*map(_pending.concrete, args))
@@ -697,12 +698,12 @@ def arange(t, n):
 # thread's tracing and lowering (which hold the GIL) and its compiles slow the tokens before the crossing.
 
 AHEAD = True
-_NOTED = set()  # (program, argument shapes) of the calls recorded
+_NOTED = set()  # (program, argument shapes or avals) of the calls recorded
 _JOBS = {}  # bucket -> [(bucket, builder, *shapes and statics)]: the calls at that bucket, to build at the next
 _STARTED = {}  # bucket -> the threads compiling its next bucket's programs (False: capped)
 _CAP = [None]  # the bucket of the last crop seen
 _EXITING = []
-_JOB_OF = {}  # (program, argument shapes) -> the job of a deferred call
+_JOB_OF = {}  # (program, argument avals) -> the job of a deferred call
 _GONE = object()  # a tensor argument of a recorded call (its rule reads only its shapes, from the infos)
 _I32 = jax.ShapeDtypeStruct((), jnp.int32)
 
