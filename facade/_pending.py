@@ -57,10 +57,13 @@ def defer(fn, args, key):
     if out is None:
         return None
     p = Pending()
-    p.fn, p.args, p.aval, p.value = fn, tuple(a.value if type(a) is Pending and a.value is not None else a
-                                              for a in args), out, None
-    p.depth = 1 + max((a.depth for a in p.args if type(a) is Pending), default=0)
-    if p.depth > DEPTH:
+    p.fn, p.args, p.aval, p.value = fn, args, out, None
+    depth = 0
+    for a in args:
+        if type(a) is Pending and a.depth > depth:
+            depth = a.depth
+    p.depth = depth + 1
+    if depth >= DEPTH:
         force(p)
     return p
 
@@ -137,7 +140,7 @@ def force(p):
     order = _graph(p)
     if len(order) == 1:  # one op on arrays: its own program
         p.value = p.fn(*map(concrete, p.args))
-        p.fn = p.args = None
+        p.fn, p.args, p.depth = None, None, 0
         return p.value
     structure, inputs, uses = _structure(order)
     # kept: `p`, and the nodes referenced from outside the graph (more than by `order`, getrefcount's argument and
@@ -154,5 +157,5 @@ def force(p):
     values = program(structure, outs)(*inputs)
     for k, v in zip(outs, values):
         node = order[k]
-        node.value, node.fn, node.args = v, None, None
+        node.value, node.fn, node.args, node.depth = v, None, None, 0
     return p.value

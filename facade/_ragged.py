@@ -70,7 +70,10 @@ class Rg:
 
     def __init__(self, buf, ax):
         self.buf, self.ax = buf, ax
-        self.shape = tuple(RaggedInt(ax[i]) if i in ax else s for i, s in enumerate(buf.shape))
+        shape = list(buf.shape)
+        for i, n in ax.items():
+            shape[i] = RaggedInt(n)
+        self.shape = tuple(shape)
 
 
 def wrap(buf, ax, device):
@@ -193,14 +196,16 @@ def call(comp, dyn, vals):
 def run(comp, dyn, vals):
     """The op of `comp` on bucketed inputs, or NotImplemented where its rule does not cover this call."""
     infos = [_info(t) for t in dyn]
-    if not any(ax for _, ax, _ in infos):
+    for info in infos:
+        if info[1]:
+            break
+    else:
         return NotImplemented
     made = _run_program(comp, infos, vals)
     if made is None:
         return NotImplemented
     fn, ns, out_ax = made
-    arrays = [a for a, _, _ in infos]
-    out = _apply(fn, (*arrays, *_lengths(ns)), out_ax,
+    out = _apply(fn, (*[a for a, _, _ in infos], *_lengths(ns)), out_ax,
                  lambda: (_top(infos), _run_ahead, comp, _specs(infos), _stripped(vals)))
     dev = next(t._device for t in dyn if isinstance(t, Tensor))
     if type(out) is tuple:  # split / chunk: pieces bucketed alike
