@@ -182,6 +182,7 @@ def _program(key, make):
     if fn is None:
         if len(_PROGRAMS) > 4096:
             _PROGRAMS.clear()
+            _PLANS.clear()
         fn = _PROGRAMS[key] = jax.jit(make())
     return fn
 
@@ -196,12 +197,23 @@ def call(comp, dyn, vals):
 def run(comp, dyn, vals):
     """The op of `comp` on bucketed inputs, or NotImplemented where its rule does not cover this call."""
     infos = [_info(t) for t in dyn]
-    for info in infos:
-        if info[1]:
-            break
-    else:
+    key, bucketed = [comp], False
+    for a, ax, shape in infos:
+        if ax:
+            key.append((shape, tuple(ax.items()), a.shape))
+            bucketed = True
+        else:
+            key.append(shape)
+    if not bucketed:
         return NotImplemented
-    made = _run_program(comp, infos, vals)
+    key = tuple(key)
+    made = _PLANS.get(key, False)
+    if made is False:
+        made = _run_program(comp, infos, vals)
+        if comp.op.rg is not view:  # (view tells a RaggedInt size from an int, which the key does not)
+            if len(_PLANS) > 4096:
+                _PLANS.clear()
+            _PLANS[key] = made
     if made is None:
         return NotImplemented
     fn, ns, out_ax = made
@@ -211,6 +223,9 @@ def run(comp, dyn, vals):
     if type(out) is tuple:  # split / chunk: pieces bucketed alike
         return tuple(wrap(o, out_ax, dev) for o in out) if comp.op.rg is pieces else NotImplemented
     return wrap(out, out_ax, dev)
+
+
+_PLANS = {}  # (comp, each input's logical shape, and bucketed axes and buffer shape if any) -> _run_program's
 
 
 def _run_program(comp, infos, vals):
