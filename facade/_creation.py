@@ -562,6 +562,9 @@ def _not_implemented(fn, dtype):
     return NotImplementedError(f"\"{fn}_cpu\" not implemented for '{_legacy_name(dtype)}'")
 
 
+_BUCKET_RANGES = {}  # (bucket, dtype, device) -> arange(bucket), the buffer of the bucketed arange(T)
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
            pin_memory=False):
     """torch.arange: [start, end) by step. int64 when start, end and step are all integers, else the default
@@ -570,7 +573,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if (_ragged.SEEN and type(start if end is None else end) is _ragged.RaggedInt and step == 1 and out is None
             and (end is None or start == 0) and not requires_grad and _ragged.ON):  # arange(T) of a bucketed T
         n = int(start if end is None else end)
-        return _ragged.arange(arange(_ragged.bucket(n), dtype=dtype, device=device), n)
+        key = (_ragged.bucket(n), dtype, _device(device))
+        t = _BUCKET_RANGES.get(key)  # (its array is never written: each bucketed arange is a new tensor of it)
+        if t is None:
+            t = _BUCKET_RANGES[key] = arange(key[0], dtype=dtype, device=device)
+        return _ragged.arange(t, n)
     if end is None:
         start, end = 0, start
     if dtype is None:

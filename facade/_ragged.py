@@ -697,7 +697,7 @@ def getitem(self, index):
         out = wrap(out, out_ax, self._device)
     if any(p[0] == "pick" for p in plan):
         return out
-    norm = indexing.normalize(self, index)
+    norm = tuple(map(indexing._item, index if type(index) is tuple else (index,)))  # (normalize's, for these items)
     kind = indexing._getitem_kind(self, norm, not isinstance(index, tuple))
     return out._mark_view(self, indexing._GET[kind], (norm,), None)
 
