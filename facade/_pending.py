@@ -40,6 +40,11 @@ class Pending:
 _AVALS = {}  # (program, its arguments' avals) -> its result's aval (None: not one array)
 
 
+def aval(a):
+    """The aval of an argument: an array's, a Pending's, or a Python number's (lerp's weight)."""
+    return a.aval if hasattr(a, "aval") else jax.typeof(a)
+
+
 def _abstract(a):
     return jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) if type(a) is Pending else a
 
@@ -151,7 +156,7 @@ def force(p):
         if len(_RAN) > 1024:
             _RAN.clear()
         _RAN.add((structure, outs))
-        avals = [a.aval for a in inputs]
+        avals = [aval(a) for a in inputs]
         NEW(structure, outs, [(f, *(avals[r] if r >= 0 else order[-1 - r].aval for r in refs))
                               for f, refs in structure])
     values = program(structure, outs)(*inputs)

@@ -242,7 +242,10 @@ def _apply(fn, args, bucketed, make):
     """fn(*args) (a bucketed op's program): deferred where its result is bucketed (facade/_pending.py), else run
     now, with the deferred ops it reads in the same program. make: the call's compile-ahead job (`_note`)."""
     deferred = _pending.ON and (bucketed or any(type(a) is _pending.Pending for a in args))
-    key = (fn, *[a.aval for a in args])
+    try:
+        key = (fn, *[a.aval for a in args])
+    except AttributeError:  # a Python number among them (lerp's weight)
+        key = (fn, *map(_pending.aval, args))
     _note(key, make, deferred)
     if deferred:
         p = _pending.defer(fn, args, key)
@@ -851,7 +854,7 @@ def _rints(v):
 
 
 def _specs(infos):
-    return [(_spec(a), dict(ax), shape) for a, ax, shape in infos]
+    return [(_spec(a if hasattr(a, "shape") else jax.typeof(a)), dict(ax), shape) for a, ax, shape in infos]
 
 
 def _stripped(v):

@@ -170,6 +170,7 @@ def test_bucketed_tensor_is_an_ordinary_tensor():
     assert_same(t.sum(1), f.sum(1))
     assert_same(t.exp().nansum(), f.exp().nansum())
     assert_same((t * 2).max(), (f * 2).max())
+    assert_same(t.lerp(t * 2, 0.5), f.lerp(f * 2, 0.5))  # a Python number among the op's arrays
     assert_same(t + torch.arange(5.0), f + facade.arange(5.0))  # a plain tensor of the logical length: cut first
     assert_same(t[:, 1:3] * torch.arange(float(t.shape[1]))[:2], f[:, 1:3] * facade.arange(float(f.shape[1]))[:2])
     assert f.tolist()[0][:3] == t.tolist()[0][:3] and np.signbit(f.numpy()[0, 4])
