@@ -1,7 +1,7 @@
 """Deferred bucketed ops: a generation step's forward runs as one program, not one program per op.
 
 A bucketed op (facade/_ragged.py) records its program and arguments as a `Pending` buffer, with the result's
-shape and dtype from the program's abstract evaluation (cached per argument shapes), and runs nothing. The first
+shape and dtype from the program's abstract evaluation (cached per argument avals), and runs nothing. The first
 read of a value (a plain result such as `logits[:, -1, :]`, `.numpy()`, a value check, any op without a bucketed
 rule) runs every pending op it depends on as one jitted program that calls the ops' own programs in order: XLA
 inlines them, so the values are those of the ops run one by one, and a loop that repeats its forward finds the
