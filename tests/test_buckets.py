@@ -130,7 +130,7 @@ def test_a_forward_runs_as_one_program_with_the_values_of_its_ops(monkeypatch):
     reset_metrics()
     deferred, dtok = _generate(facade, fm, 60)
     built = metrics().ops
-    assert built["graph"].compiles == 1 and built["_prepared"].compiles == 0, metrics()  # (traced for shapes)
+    assert built["graph"].compiles == 1 and getattr(built.get("_prepared"), "compiles", 0) == 0, metrics()
     monkeypatch.setattr(_pending, "ON", False)
     eager, etok = _generate(facade, fm, 60)
     assert metrics().ops["_prepared"].compiles > 10, metrics()  # a program per op
