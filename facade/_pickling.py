@@ -468,7 +468,9 @@ class Pickler(pickle._Pickler):
             offset, stride = 0, _contiguous_strides(tuple(t.shape))
         else:
             offset, stride = t.storage_offset(), t.stride()
-        args = (self._ref(root), offset, tuple(t.shape), tuple(stride), t.requires_grad, OrderedDict())
+        # plain ints: a bucketed tensor's length is a RaggedInt, which would pickle as a call of int
+        args = (self._ref(root), offset, tuple(map(int, t.shape)), tuple(map(int, stride)), t.requires_grad,
+                OrderedDict())
         rebuild = _rebuild_tensor_v2
         if t.dtype not in _STORAGE_OF:  # an untyped storage: the dtype travels with the tensor
             rebuild, args = _rebuild_tensor_v3, (*args, t.dtype)
