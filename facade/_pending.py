@@ -21,6 +21,8 @@ import sys
 
 import jax
 
+from ._device import spec
+
 ON = os.environ.get("FACADE_DEFER", "1") != "0"
 DEPTH = 512
 NEW = None  # called with (structure, outputs, each op's (program, *argument avals)) when a graph first runs
@@ -45,10 +47,6 @@ def aval(a):
     return a.aval if hasattr(a, "aval") else jax.typeof(a)
 
 
-def _abstract(a):
-    return jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) if type(a) is Pending else a
-
-
 def defer(fn, args, key):
     """A Pending for fn(*args) (the program `fn`, jitted), or None where its result is not one array.
     key: (fn, *(a.aval for a in args))."""
@@ -56,7 +54,7 @@ def defer(fn, args, key):
     if out is False:
         if len(_AVALS) > 4096:
             _AVALS.clear()
-        out = jax.eval_shape(fn, *map(_abstract, args))
+        out = jax.eval_shape(fn, *[spec(a) if type(a) is Pending else a for a in args])
         out = _AVALS[key] = (jax.core.ShapedArray(out.shape, out.dtype, weak_type=out.weak_type)
                              if type(out) is jax.ShapeDtypeStruct else None)
     if out is None:

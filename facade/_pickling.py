@@ -24,6 +24,7 @@ from . import _dtype as D
 from ._device import CPU, META, jax_device, put
 from ._device import device as _device
 from ._layout import LAYOUTS, layout
+from ._ragged import RaggedInt
 from ._tensor import Size, Tensor, _contiguous_strides
 
 __all__ = ["StorageType", "TypedStorage"]
@@ -468,9 +469,7 @@ class Pickler(pickle._Pickler):
             offset, stride = 0, _contiguous_strides(tuple(t.shape))
         else:
             offset, stride = t.storage_offset(), t.stride()
-        # plain ints: a bucketed tensor's length is a RaggedInt, which would pickle as a call of int
-        args = (self._ref(root), offset, tuple(map(int, t.shape)), tuple(map(int, stride)), t.requires_grad,
-                OrderedDict())
+        args = (self._ref(root), offset, tuple(t.shape), tuple(stride), t.requires_grad, OrderedDict())
         rebuild = _rebuild_tensor_v2
         if t.dtype not in _STORAGE_OF:  # an untyped storage: the dtype travels with the tensor
             rebuild, args = _rebuild_tensor_v3, (*args, t.dtype)
@@ -493,3 +492,6 @@ class Pickler(pickle._Pickler):
 
     dispatch = pickle._Pickler.dispatch.copy()
     dispatch[type] = dispatch[types.FunctionType] = save_global
+    # a bucketed tensor's length (a size's entry, or an int read off it) is written as the int it is: reduced, it
+    # would be a call of `int`, which loading with weights_only refuses
+    dispatch[RaggedInt] = lambda self, obj: self.save_long(int(obj))

@@ -124,8 +124,8 @@ def test_a_cropped_context_is_bucketed_from_the_first_token():
 
 def test_a_forward_runs_as_one_program_with_the_values_of_its_ops(monkeypatch):
     """Bucketed ops defer (facade/_pending.py): a decoding step's forward is one program (one compile per bucket,
-    no program per op), with the very logits and tokens of its ops run one by one; a deferred result the script
-    holds is computed with the value read, and a chain that is never read runs before it grows past DEPTH."""
+    no program per op), with the very logits and tokens of its ops run one by one, and torch's tokens; a deferred
+    result the script holds is computed with the value read, and a chain never read runs before it passes DEPTH."""
     fm = _gpt(facade, vocab=29, n_embd=24)  # sizes no other test uses
     reset_metrics()
     deferred, dtok = _generate(facade, fm, 60)
@@ -136,6 +136,9 @@ def test_a_forward_runs_as_one_program_with_the_values_of_its_ops(monkeypatch):
     assert metrics().ops["_prepared"].compiles > 10, metrics()  # a program per op
     assert dtok == etok and np.array_equal(deferred, eager)
     monkeypatch.undo()
+    want, ttok = _generate(torch, _gpt(torch, vocab=29, n_embd=24), 60)
+    assert dtok == ttok
+    np.testing.assert_allclose(deferred, want, rtol=1e-4, atol=1e-5)
 
     with facade.no_grad():
         x = facade.cat((facade.zeros((2, 5)), facade.ones((2, 1))), dim=1)
@@ -179,18 +182,19 @@ def test_bucketed_tensor_is_an_ordinary_tensor():
 
 def test_a_bucketed_tensor_saves_as_torch_does(tmp_path):
     """torch.save of generated ids (bucketed and deferred, and a view of them) loads with weights_only, in facade
-    and in real torch: the sizes are saved as plain ints, not RaggedInts (a call of int, which the safe unpickler
-    refuses)."""
+    and in real torch: its lengths (in sizes, or read off them) are saved as plain ints, not RaggedInts (a call of
+    int, which the safe unpickler refuses)."""
     ys = {}
     for lib in (facade, torch):
         with lib.no_grad():
             ys[lib] = lib.cat((lib.arange(5).reshape(1, 5), lib.full((1, 1), 7)), dim=1) * 2
     assert ys[facade]._rg is not None
-    facade.save({"y": ys[facade], "tail": ys[facade][:, 2:]}, tmp_path / "ids.pt")
+    facade.save({"y": ys[facade], "tail": ys[facade][:, 2:], "n": ys[facade].shape[1]}, tmp_path / "ids.pt")
     for lib in (facade, torch):
         got = lib.load(tmp_path / "ids.pt")
         assert got["y"].dtype == lib.int64 and got["y"].shape == ys[torch].shape
         assert got["y"].tolist() == ys[torch].tolist() and got["tail"].tolist() == ys[torch][:, 2:].tolist()
+        assert type(got["n"]) is int and got["n"] == ys[torch].shape[1]
 
 
 def test_softmax_and_matmul_over_the_padded_axis():
