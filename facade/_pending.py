@@ -94,6 +94,9 @@ def _graph(p):
 
 _PROGRAMS = {}  # (structure, outputs) -> the jitted graph
 _RAN = set()  # the (structure, outputs) run so far
+_AHEAD = {}  # (structure, outputs, input shapes and dtypes) -> the graph's executable compiled ahead (`compile_ahead`)
+# with one codegen thread: XLA's parallel codegen would take the core the loop runs on (the same code, same values)
+_ONE_THREAD = {"xla_cpu_parallel_codegen_split_count": 1}
 
 
 def program(structure, outs):
@@ -111,6 +114,27 @@ def program(structure, outs):
 
         fn = _PROGRAMS[(structure, outs)] = jax.jit(graph)
     return fn
+
+
+def compile_ahead(structure, outs, specs):
+    """Compile the graph for input `specs` before it first runs (facade/_ragged.py's next bucket, in a background
+    thread), for `force` to call."""
+    if len(_AHEAD) > 256:
+        _AHEAD.clear()
+    exe = program(structure, outs).lower(*specs).compile(compiler_options=_ONE_THREAD)
+    _AHEAD[(structure, outs, tuple((s.shape, s.dtype, s.weak_type) for s in specs))] = exe
+
+
+def _run(structure, outs, inputs):
+    """The graph's results: from its executable compiled ahead if any, else its jitted program."""
+    if _AHEAD:
+        try:
+            exe = _AHEAD.get((structure, outs, tuple((a.shape, a.dtype, a.weak_type) for a in inputs)))
+        except AttributeError:  # a Python number among them (lerp's weight): not compiled ahead
+            exe = None
+        if exe is not None:
+            return exe(*inputs)
+    return program(structure, outs)(*inputs)
 
 
 def _structure(order):
@@ -157,7 +181,7 @@ def force(p):
         avals = [aval(a) for a in inputs]
         NEW(structure, outs, [(f, *(avals[r] if r >= 0 else order[-1 - r].aval for r in refs))
                               for f, refs in structure])
-    values = program(structure, outs)(*inputs)
+    values = _run(structure, outs, inputs)
     for k, v in zip(outs, values):
         node = order[k]
         node.value, node.fn, node.args, node.depth = v, None, None, 0

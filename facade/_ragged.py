@@ -505,7 +505,7 @@ def cat(comp, dyn, vals):
     _note((fn, first[0].shape, *(a.shape for a in rest)), lambda: (target, _grow_ahead, dim, sizes, _spec(first[0]),
                                                                    [_spec(a) for a in rest]))
     out = fn(_pending.concrete(first[0]), *rest, *_lengths((n0,)))  # at once: a value check usually reads it
-    if 2 * n > target and target not in _STARTED:  # a growing sequence: its next bucket compiled ahead
+    if 16 * n > target and target not in _STARTED:  # a growing sequence: its next bucket compiled ahead
         _start(target)
     return wrap(out, {dim: n}, dyn[0]._device)
 
@@ -711,14 +711,15 @@ def arange(t, n):
 
 
 # ---------------------------------------------------------------------------- the next bucket, compiled ahead
-# A generation loop halfway through its bucket will likely reach the next one, where every program of its forward
-# compiles again (its graph of deferred ops, facade/_pending.py, about 0.5 s for the benchmarks' small GPT; the ops
-# run at once, such as the context's growth). So when a growing cat passes half its bucket, the programs called at
-# that bucket so far are compiled for the next one in a background thread (XLA compiles without the GIL, on another
-# core), from their recorded shapes: the same rules run on the shapes of lengths one bucket longer, a graph's op by
-# op. The loop finds them in jit's cache: the same programs, so the same numbers. Not past the bucket of the last
-# crop `x[:, -block:]` seen (the model never runs longer), nor with AHEAD = False. On this 2-core machine the
-# thread's tracing and lowering (which hold the GIL) and its compiles slow the tokens before the crossing.
+# A generation loop that has grown a few tokens (1/16 of its bucket; at once in a later bucket) will likely reach the
+# next bucket, where every program of its forward compiles again (its graph of deferred ops, facade/_pending.py,
+# about 0.8 s of one core for the benchmarks' small GPT; the ops run at once, such as the context's growth). So the
+# programs called at that bucket so far are compiled for the next one in a background thread (XLA compiles without
+# the GIL), from their recorded shapes: the same rules run on the shapes of lengths one bucket longer, a graph's op by
+# op. Per-op programs land in jit's cache; a graph's executable is compiled with one codegen thread (the other core
+# stays the loop's) and kept for _pending to call. The same programs, so the same numbers. Not past the bucket of the
+# last crop `x[:, -block:]` seen (the model never runs longer), nor with AHEAD = False. A script that exits while
+# such a compile runs waits for it (the thread stops between programs).
 
 AHEAD = True
 _NOTED = set()  # (program, argument shapes or avals) of the calls recorded
@@ -765,7 +766,7 @@ def _graph_job(structure, outs, sigs):
 
 
 def _graph_ahead(b, structure, outs, jobs):
-    """The graph's program and input specs one bucket longer: each op's from its own job."""
+    """Compile the graph one bucket longer (each op's program and input specs from its own job)."""
     fns, specs = [], {}
     for (_, refs), (_, build, *args) in zip(structure, jobs):
         made = build(b, *args)
@@ -775,8 +776,8 @@ def _graph_ahead(b, structure, outs, jobs):
         for r, spec in zip(refs, made[1]):
             if r >= 0:
                 specs.setdefault(r, spec)
-    program = _pending.program(tuple((f, refs) for f, (_, refs) in zip(fns, structure)), outs)
-    return program, [specs[j] for j in range(len(specs))]
+    _pending.compile_ahead(tuple((f, refs) for f, (_, refs) in zip(fns, structure)), outs,
+                           [specs[j] for j in range(len(specs))])
 
 
 _pending.NEW = _graph_job

@@ -87,18 +87,23 @@ def test_generation_matches_torch_and_compiles_per_bucket():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
-def test_the_next_bucket_compiles_ahead_of_the_crossing():
-    """Greedy decoding with a 200-token block: once the context passes 64 tokens, the programs the forward runs at
+def test_the_next_bucket_compiles_ahead_of_the_crossing(monkeypatch):
+    """Greedy decoding with a 200-token block: once the context passes 8 tokens, the programs the forward runs at
     the 128 bucket compile for the 256 bucket in the background, so a loop past 128 tokens builds no program
-    there, with torch's tokens and logits. A 96-token block keeps the model at the 128 bucket: nothing ahead."""
+    there, with torch's tokens and logits, and the very logits of its graph compiled when first run. A 96-token
+    block keeps the model at the 128 bucket: nothing ahead."""
     fm, tm = _gpt(facade, vocab=23, block=200, n_embd=24), _gpt(torch, vocab=23, block=200, n_embd=24)
-    _generate(facade, fm, 100, block=200)
+    _generate(facade, fm, 20, block=200)
     reset_metrics()  # waits for the background compiles
+    assert _pending._AHEAD
     got, gtok = _generate(facade, fm, 140, block=200)
     assert metrics().compiles == 0, metrics()
     want, ttok = _generate(torch, tm, 140, block=200)
     assert gtok == ttok
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    monkeypatch.setattr(_pending, "_AHEAD", {})  # the graph at the 256 bucket compiles when it first runs
+    again, _ = _generate(facade, fm, 140, block=200)
+    assert metrics().ops["graph"].compiles == 1 and np.array_equal(again, got)
     _generate(facade, fm, 100, block=96)
     assert _ragged._STARTED.get(128) is False
 
