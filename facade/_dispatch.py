@@ -492,7 +492,8 @@ def call(op, args, kwargs, autocast=True):
     comp = op.cache.get(skel)
     if comp is None:
         comp = op.cache[skel] = Compiled(op, skel)
-    result = _ragged.call(comp, dyn, vals) if rg and _ragged.active(dyn) else NotImplemented
+    dev = _ragged.active(dyn) if rg else None
+    result = NotImplemented if dev is None else _ragged.call(comp, dyn, vals, dev)
     if result is NotImplemented:
         if not host:
             result = run(comp, dyn)

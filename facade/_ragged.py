@@ -133,17 +133,18 @@ def _info(t):
 
 
 def active(dyn):
-    """Whether a call may take the bucketed path: no autograd (nor forward AD), nothing traced, one real device
-    (a device mismatch is left to the plain path's error), not a simulated multi-device CPU."""
+    """The device of a call's tensors where it may take the bucketed path (no autograd nor forward AD, nothing
+    traced, one real device: a device mismatch is left to the plain path's error, not a simulated multi-device
+    CPU), else None."""
     if _host.ACTIVE or _md.ON and _md.on() or _fwd.STATE.level is not None:
-        return False
+        return None
     grad, device = STATE.enabled, None
     for t in dyn:
         if isinstance(t, Tensor):
             if grad and t.requires_grad or t._device.type == "meta" or device not in (None, t._device):
-                return False
+                return None
             device = t._device
-    return True
+    return device
 
 
 def values(t, host):
@@ -187,14 +188,14 @@ def _program(key, make):
     return fn
 
 
-def call(comp, dyn, vals):
-    """The op of `comp` on bucketed buffers (the dispatcher's bucketed path), or NotImplemented."""
+def call(comp, dyn, vals, dev):
+    """The op of `comp` on bucketed buffers on device `dev` (the dispatcher's bucketed path), or NotImplemented."""
     if comp.op.rg is cat_along:
-        return cat(comp, dyn, vals)
-    return run(comp, dyn, vals)
+        return cat(comp, dyn, vals, dev)
+    return run(comp, dyn, vals, dev)
 
 
-def run(comp, dyn, vals):
+def run(comp, dyn, vals, dev):
     """The op of `comp` on bucketed inputs, or NotImplemented where its rule does not cover this call."""
     infos = [_info(t) for t in dyn]
     key, bucketed = [comp], False
@@ -219,7 +220,6 @@ def run(comp, dyn, vals):
     fn, ns, out_ax = made
     out = _apply(fn, (*[a for a, _, _ in infos], *_lengths(ns)), out_ax,
                  lambda: (_top(infos), _run_ahead, comp, _specs(infos), _stripped(vals)))
-    dev = next(t._device for t in dyn if isinstance(t, Tensor))
     if type(out) is tuple:  # split / chunk: pieces bucketed alike
         return tuple(wrap(o, out_ax, dev) for o in out) if comp.op.rg is pieces else NotImplemented
     return wrap(out, out_ax, dev)
@@ -471,7 +471,7 @@ def _grow_fn(dim, target, sizes):
 _LIMIT = 1 << 22  # elements: a bigger buffer is not worth padding
 
 
-def cat(comp, dyn, vals):
+def cat(comp, dyn, vals, dev):
     """cat along the bucketed axis (the tensor grows in place in its buffer), or a generation step's cat of plain
     tensors whose last piece has length 1 there (it starts a bucketed tensor); else the rule of any other axis."""
     if len(dyn) < 2 or not all(isinstance(t, Tensor) for t in dyn):
@@ -484,7 +484,7 @@ def cat(comp, dyn, vals):
     first, rest = infos[0], infos[1:]
     grows = dim in first[1] or (not first[1] and rest[-1][2][dim] == 1)
     if not grows:
-        return run(comp, dyn, vals) if any(ax for _, ax, _ in infos) else NotImplemented
+        return run(comp, dyn, vals, dev) if any(ax for _, ax, _ in infos) else NotImplemented
     dtype = first[0].dtype
     others = [s[:dim] + s[dim + 1:] for _, _, s in infos]
     if (len(first[1]) > int(dim in first[1]) or any(ax for _, ax, _ in rest) or any(o != others[0] for o in others)
@@ -507,7 +507,7 @@ def cat(comp, dyn, vals):
     out = fn(_pending.concrete(first[0]), *rest, *_lengths((n0,)))  # at once: a value check usually reads it
     if 16 * n > target and target not in _STARTED:  # a growing sequence: its next bucket compiled ahead
         _start(target)
-    return wrap(out, {dim: n}, dyn[0]._device)
+    return wrap(out, {dim: n}, dev)
 
 
 def pieces(infos, vals):
@@ -672,7 +672,7 @@ def getitem(self, index):
     is a view of self as the plain path's would be. NotImplemented for anything else."""
     from ._table import indexing
 
-    if not active((self,)):
+    if active((self,)) is None:
         return NotImplemented
     items = index if isinstance(index, tuple) else (index,)
     buf, ax, shape = _info(self)
