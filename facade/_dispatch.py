@@ -142,15 +142,16 @@ class Compiled:
         level = self.modes.get(key, False)
         if level is False:
             level = None
-            # an RNN's scan: a policy would recompute the whole sequential forward in backward; keep every
-            # residual (and the inputs, for create_graph)
-            loop = _has_loop(jax.make_jaxpr(self.raw)(*arrays).jaxpr)
-            for lv in ("all",) if loop else range(len(_POLICIES)):
-                try:
-                    _, res = self.fwd_vjp(mask, lv).eval_shape(*arrays)
+            for lv in range(len(_POLICIES)):
+                try:  # (the call below reuses this trace)
+                    traced = self.fwd_vjp(mask, lv).trace(*arrays)
+                    if lv == 0 and _has_loop(traced.jaxpr.jaxpr):
+                        # an RNN's scan: a policy would recompute the whole sequential forward in backward; keep
+                        # every residual (and the inputs, for create_graph)
+                        traced, lv = self.fwd_vjp(mask, "all").trace(*arrays), "all"
                 except Exception:  # noqa: BLE001 - not differentiable by JAX at forward time: keep inputs
                     break
-                if loop or res.pull.ok:
+                if lv == "all" or traced.out_info[1].pull.ok:
                     level = lv
                     break
             self.modes[key] = level
