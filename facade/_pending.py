@@ -11,7 +11,9 @@ or input array) is the cache key; its input arrays are the program's arguments.
 Results other than the one read are kept where something outside the graph still holds them (a tensor the script
 keeps, another pending op), found by reference counts; those not kept are recomputed if read later, so a miscount
 costs time, never values. A chain longer than `DEPTH` runs at once (a loop that never reads its values).
-Off with FACADE_DEFER=0 (then every bucketed op runs its program at once).
+A graph compiled before its first run (the next bucket's, in facade/_ragged.py's background thread) is kept as an
+executable in `_AHEAD` and called from there. Off with FACADE_DEFER=0 (then every bucketed op runs its program at
+once).
 """
 
 from __future__ import annotations
