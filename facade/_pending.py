@@ -130,10 +130,7 @@ def compile_ahead(structure, outs, specs):
 def _run(structure, outs, inputs):
     """The graph's results: from its executable compiled ahead if any, else its jitted program."""
     if _AHEAD:
-        try:
-            exe = _AHEAD.get((structure, outs, tuple((a.shape, a.dtype, a.weak_type) for a in inputs)))
-        except AttributeError:  # a Python number among them (lerp's weight): not compiled ahead
-            exe = None
+        exe = _AHEAD.get((structure, outs, tuple((v.shape, v.dtype, v.weak_type) for v in map(aval, inputs))))
         if exe is not None:
             return exe(*inputs)
     return program(structure, outs)(*inputs)

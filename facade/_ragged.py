@@ -734,8 +734,9 @@ _I32 = jax.ShapeDtypeStruct((), jnp.int32)
 
 def _note(sig, make, deferred=False):
     """Record the call `sig` (program, argument shapes) once: make() -> (its bucket, builder, *args) such that
-    builder(bucket, *args) gives (program, argument shapes) one bucket longer. A deferred call's job is kept for
-    the graphs it joins (`_graph_job`), not compiled alone."""
+    builder(bucket, *args) gives (program, argument shapes) one bucket longer, for jit's cache, or None (the
+    prediction does not hold; or, `_graph_ahead`, it compiled and kept the program itself). A deferred call's job
+    is kept for the graphs it joins (`_graph_job`), not compiled alone."""
     if sig in _NOTED or not AHEAD:
         return
     if len(_NOTED) > 4096:
