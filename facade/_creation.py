@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from functional._names import cpp_name
+
 from . import _dtype as D
 from . import _host, _ragged
 from ._device import CPU, META, jax_device, put
@@ -803,13 +805,8 @@ def legacy_new(cls, args, device, dtype=None):
                     f"({', '.join(_type_name(a) for a in args)})")
 
 
-CTYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-         "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-         "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
 def _options(dtype):
-    return (f"TensorOptions(dtype={CTYPE[dtype.name]}, device=cpu, layout=Strided, requires_grad=false (default), "
+    return (f"TensorOptions(dtype={cpp_name(dtype.np)}, device=cpu, layout=Strided, requires_grad=false (default), "
             "pinned_memory=false (default), memory_format=(nullopt))")
 
 

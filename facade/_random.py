@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from functional._names import cpp_name
 from functional.core import RBG
 from functional.core import bits as _bits
 
@@ -431,9 +432,6 @@ def _name(dt):
     return C._legacy_name(dt)
 
 
-_CTYPE = C.CTYPE
-
-
 def _need_float(fn, dt, complex_ok=True):
     if dt._cat < 2 or (dt._cat == 3 and not complex_ok):
         raise NotImplementedError(f"\"{fn}\" not implemented for '{_name(dt)}'")
@@ -498,7 +496,7 @@ def _check_range(low, high, dt):
         else:
             continue
         if not lo <= v <= hi:
-            raise RuntimeError(f"{what} is out of bounds for {_CTYPE[dt.name]}")
+            raise RuntimeError(f"{what} is out of bounds for {cpp_name(dt.np)}")
 
 
 def _int_arg(v, fn, name, pos):
@@ -821,7 +819,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if self.dtype._cat != 2:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
-                           f"floating point but you specified {_CTYPE[self.dtype.name]}")
+                           f"floating point but you specified {cpp_name(self.dtype.np)}")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     return _fill_(self, "cauchy", (float(median), float(sigma)), generator)

@@ -345,13 +345,17 @@ class Tensor:
             raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
         if value is not None and tuple(value.shape) != tuple(self.shape):
-            raise RuntimeError("assigned grad has data of a different size")
-        want = self.__dict__.get("_grad_dtype", False)  # set by Tensor.grad_dtype (facade/_extras.py)
-        if value is not None and want and value.dtype is not want:
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                               f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+        # the tensor's dtype unless Tensor.grad_dtype (facade/_extras.py) set another, or None: any dtype
+        want = self.__dict__.get("_grad_dtype", self.dtype) if value is not None else None
+        if want is not None and value.dtype is not want:
+            from functional._names import cpp_name
+
             from ._creation import _legacy_name
 
-            c_name = {"float32": "float", "float64": "double"}.get(value.dtype.np.name, value.dtype.np.name)
-            raise RuntimeError(f"attempting to assign a gradient with dtype '{c_name}' to a tensor with grad_dtype "
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{cpp_name(value.dtype.np)}' to a tensor "
+                               "with grad_dtype "
                                f"'{_legacy_name(want)}'. The gradient must match the tensor's grad_dtype (defaults to "
                                "the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
                                "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes "

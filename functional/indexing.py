@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._names import cpp_name
 from .shape import _dim, _expand_shape, broadcast_shapes
 
 __all__ = [
@@ -494,20 +495,13 @@ def index_fill(input, dim, index, value):
 def masked_fill(input, mask, value):
     """input with the scalar `value` where the boolean `mask` (broadcast to input) is True."""
     if mask.dtype != jnp.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_c_name(mask.dtype)}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_name(mask.dtype)}")
     shape = broadcast_shapes(input.shape, mask.shape)
     value = jnp.asarray(value)
     if value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
     return jnp.where(mask, value.astype(input.dtype), jnp.broadcast_to(input, shape))
-
-
-def _c_name(dtype):
-    """The C++ name torch's mask errors print for a dtype."""
-    return {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16"}.get(str(dtype), str(dtype))
 
 
 def masked_select(input, mask):
@@ -522,7 +516,7 @@ def masked_scatter(input, mask, source):
     """input with the positions where mask is True filled, in row-major order, by source's first elements."""
     if mask.dtype != jnp.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{_c_name(mask.dtype)}")
+                           f"{cpp_name(mask.dtype)}")
     shape = broadcast_shapes(input.shape, mask.shape)
     mask = jnp.broadcast_to(mask, shape)
     flat = source.reshape(-1)

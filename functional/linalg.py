@@ -17,10 +17,10 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
+from ._names import cpp_name
+from ._names import scalar_name as _name
 from .shape import _dim
-from .sorting import _name
 
 __all__ = [
     "matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "addmm", "addmv", "addr", "addbmm", "baddbmm",
@@ -39,15 +39,6 @@ def _hi():
 
 
 _HALF = (jnp.float16, jnp.bfloat16)
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-        "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-        "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def _cpp(dtype):
-    return _CPP[np.dtype(dtype).name]
-
-
 def _highest(fn):
     """Run `fn` (and the derivative rules it traces) with full-precision matmuls."""
     @functools.wraps(fn)
@@ -114,7 +105,7 @@ def _check_mm(s1, s2, d1, d2):
     if s1[1] != s2[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})")
     if d1 != d2:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(d1)} != {_cpp(d2)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(d1)} != {cpp_name(d2)}")
     _not_bool(d1, "addmm_impl_cpu_")
 
 
@@ -310,8 +301,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2); input broadcasts to (b, n, m)."""
     if not input.dtype == batch1.dtype == batch2.dtype:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(input.dtype)}, batch1: "
-                           f"{_cpp(batch1.dtype)}, batch2: {_cpp(batch2.dtype)}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_name(input.dtype)}, batch1: "
+                           f"{cpp_name(batch1.dtype)}, batch2: {cpp_name(batch2.dtype)}")
     _check_batches(batch1, batch2)
     return _scaled_sum(input, _product(batch1, batch2, True), beta, alpha)
 
@@ -469,7 +460,7 @@ def multi_dot(tensors):
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
         if t.dtype != ts[0].dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{_cpp(ts[0].dtype)} and tensor {i} {_cpp(t.dtype)}")
+                               f"{cpp_name(ts[0].dtype)} and tensor {i} {cpp_name(t.dtype)}")
     shapes = [t.shape for t in ts]
     shapes[0] = (1,) + shapes[0] if ts[0].ndim == 1 else shapes[0]
     shapes[-1] = shapes[-1] + (1,) if ts[-1].ndim == 1 else shapes[-1]

@@ -19,6 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ._names import cpp_name, scalar_name
+
 __all__ = [
     # arithmetic
     "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "pow_number", "float_power", "neg", "abs",
@@ -42,20 +44,8 @@ __all__ = [
     "gcd", "lcm", "ldexp", "frexp", "nextafter", "signbit", "isin",
 ]
 
-# torch's names of dtypes, as its error messages spell them.
-_NAMES = {np.dtype(k): v for k, v in [
-    ("bool", "Bool"), ("uint8", "Byte"), ("int8", "Char"), ("int16", "Short"), ("int32", "Int"), ("int64", "Long"),
-    ("float16", "Half"), (jnp.bfloat16, "BFloat16"), ("float32", "Float"), ("float64", "Double"),
-    ("complex64", "ComplexFloat"), ("complex128", "ComplexDouble")]}
-_CPP_NAMES = {np.dtype(k): v for k, v in [
-    ("bool", "bool"), ("uint8", "unsigned char"), ("int8", "signed char"), ("int16", "short int"),
-    ("int32", "int"), ("int64", "long int"), ("float16", "c10::Half"), (jnp.bfloat16, "c10::BFloat16"),
-    ("float32", "float"), ("float64", "double"), ("complex64", "c10::complex<float>"),
-    ("complex128", "c10::complex<double>")]}
-
-
 def _name(x):
-    return _NAMES[np.dtype(x.dtype)]
+    return scalar_name(x.dtype)
 
 
 def _unsupported(kernel, x):
@@ -126,7 +116,7 @@ def _value(value, dtype):
     """addcmul/addcdiv's value (or lerp's weight) cast to `dtype`; a float value truncates for
     integer inputs like torch's, a complex one is refused for real inputs."""
     if _scalar_kind(value) == "c" and not jnp.issubdtype(dtype, jnp.complexfloating):
-        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[np.dtype(dtype)]} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {cpp_name(dtype)} without overflow")
     return jnp.asarray(value).astype(dtype)
 
 
@@ -366,8 +356,8 @@ def lerp(input, end, weight):
     _refuse("lerp_kernel_scalar", input, int=True)
     for what, x in (("end", end), ("weight", weight)):
         if x.dtype != input.dtype and not x.weak_type:
-            raise RuntimeError(f"expected dtype {_CPP_NAMES[np.dtype(input.dtype)]} for `{what}` but got dtype "
-                               f"{_CPP_NAMES[np.dtype(x.dtype)]}")
+            raise RuntimeError(f"expected dtype {cpp_name(input.dtype)} for `{what}` but got dtype "
+                               f"{cpp_name(x.dtype)}")
     weight = _value(weight, input.dtype)
     diff = end - input
     return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight))

@@ -11,19 +11,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._names import scalar_name as _name
 from .shape import _dim
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc", "histogram"]
-
-_CPP = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-        "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-        "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def _name(dtype):
-    return _CPP[np.dtype(dtype).name]
-
 
 def _integral(a):
     return jnp.issubdtype(a.dtype, jnp.integer) or a.dtype == jnp.bool_

@@ -288,6 +288,32 @@ def test_grad_dtype():
     _same(assign)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool",
+                                   "complex64"])
+@pytest.mark.parametrize("to", ["float32", "float64", "int64"])
+def test_assigned_grad_must_match_the_dtype_by_default(dtype, to):
+    """grad_dtype defaults to the tensor's dtype: `p.grad = g` of another dtype is torch's RuntimeError."""
+
+    def assign(lib):
+        p = lib.zeros(3, dtype=getattr(lib, to))
+        p.grad = lib.zeros(3, dtype=getattr(lib, dtype))
+        p.grad = None
+        return str(p.grad)
+
+    _same(assign)
+
+
+@pytest.mark.parametrize("shape", [(4,), (), (1, 3), (3,)])
+def test_assigned_grad_must_match_the_size(shape):
+    def assign(lib):
+        p = lib.zeros(3, requires_grad=True)
+        p.grad = lib.ones(shape)
+        return p.grad.tolist()
+
+    _same(assign)
+    _same(lambda lib: setattr(lib.zeros(3), "grad", 3.0))
+
+
 def test_as_subclass():
     class T(torch.Tensor):
         pass

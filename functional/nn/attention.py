@@ -11,7 +11,8 @@ import math
 import jax
 import jax.numpy as jnp
 
-from ..linalg import _cpp, _hi
+from .._names import cpp_name as _cpp
+from ..linalg import _hi
 from ..shape import broadcast_shapes
 from .misc import dropout
 

@@ -13,7 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..linalg import _cpp, _hi, _product
+from .._names import cpp_name as _cpp
+from ..linalg import _hi, _product
 from ..sorting import _name
 
 __all__ = [
