@@ -346,7 +346,8 @@ class Tensor:
                             f"{type(value).__name__}")
         if value is not None and tuple(value.shape) != tuple(self.shape):
             raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
-                               f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+                               f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same "
+                               "size")
         # the tensor's dtype unless Tensor.grad_dtype (facade/_extras.py) set another, or None: any dtype
         want = self.__dict__.get("_grad_dtype", self.dtype) if value is not None else None
         if want is not None and value.dtype is not want:
