@@ -1,5 +1,6 @@
 """torch.optim differential tests: 50-step parameter trajectories and state tensors vs real torch."""
 
+import copy
 import inspect
 import pickle
 
@@ -122,6 +123,26 @@ def test_an_optimizer_compiles_its_first_update_when_it_is_made(k, name, kw):
     sum((p * p).sum() for p in params).backward()
     opt.step()
     assert (made - before, _update_compiles() - made) == (1, 0)
+
+
+def test_shared_parameters_compile_both_first_updates_ahead():
+    """A state_dict deep-copied before the optimizer is made shares the parameters' arrays, so the first step cannot
+    donate them and runs the update that keeps its inputs; the later steps, on the update's own outputs, run the
+    in-place one. Both compile from the moment the optimizer is made: the steps compile nothing, and the copy
+    keeps its values."""
+    model = facade.nn.Linear(23, 5)
+    saved = copy.deepcopy(model.state_dict())
+    initial = saved["weight"].numpy().copy()
+    before = _update_compiles()
+    opt = fo.AdamW(model.parameters(), lr=0.01)
+    made = _update_compiles()
+    for _ in range(3):
+        opt.zero_grad()
+        model(facade.ones(4, 23)).square().sum().backward()
+        opt.step()
+    assert (made - before, _update_compiles() - made) == (2, 0)
+    assert np.array_equal(saved["weight"].numpy(), initial) and not np.array_equal(model.weight.detach().numpy(),
+                                                                                   initial)
 
 
 def test_the_update_compiled_ahead_sees_what_a_subclass_sets_after_super_init():

@@ -179,10 +179,10 @@ _WARMED = set()  # what the warm-ups of this process compiled: (optimizer type, 
 _STATE_SPECS = {}  # (optimizer type, options, parameter shape, device) -> the shapes of its fresh state
 
 
-def _compile(calls):
-    for args in calls:
+def _compile(jobs):
+    for fn, args in jobs:
         try:
-            _apply_in_place.lower(*args).compile()
+            fn.lower(*args).compile()
         except Exception:  # noqa: BLE001 - the step compiles again and raises its own error
             pass
 
@@ -432,7 +432,7 @@ class Optimizer:
         raise NotImplementedError
 
     def _warm_up(self):
-        """Start compiling each group's first eager update in a background thread, so that the compile overlaps
+        """Start compiling each group's first eager updates in a background thread, so that the compile overlaps
         the first forward and backward instead of following them (XLA compiles without the GIL). The step's own
         call finds the program in jit's cache, or, where its arguments differ, compiles as before: the same
         function with the same flags, so the same program either way."""
@@ -446,12 +446,17 @@ class Optimizer:
             return
         if not calls or None in calls:
             return
-        done = (type(self), *((c[1], jax.tree_util.tree_structure(c[2]), *c[3]) for c in calls))
+        # A parameter array that something else holds too (a state_dict deep-copied before training shares the
+        # immutable arrays) is not donated: the first step then runs the update that keeps its inputs, and the
+        # later ones, on the update's own outputs, the in-place one. Both compile here, in the loop's order.
+        shared = not all(_own(p) for g in self.param_groups for p in g["params"] if p.requires_grad)
+        jobs = [(fn, c) for fn in ((_apply_eager, _apply_in_place) if shared else (_apply_in_place,)) for c in calls]
+        done = (type(self), shared, *((c[1], jax.tree_util.tree_structure(c[2]), *c[3]) for c in calls))
         if done not in _WARMED:  # an optimizer like one made before (a sweep, a test suite): compiled already
             if len(_WARMED) > 1024:
                 _WARMED.clear()
             _WARMED.add(done)
-            thread = threading.Thread(target=_compile, args=(calls,), name="facade optimizer warm-up")
+            thread = threading.Thread(target=_compile, args=(jobs,), name="facade optimizer warm-up")
             thread.start()
             _WARMING[self] = thread
             _metrics.background(thread)
