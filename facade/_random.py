@@ -308,6 +308,16 @@ def _bucketable(kind, shape, params, device, generator):
             and not isinstance(_generator(generator)._key, jax.core.Tracer))
 
 
+def _on_host(key, n, device, generator):
+    """Whether a draw of n values (counted under `key`) runs in numpy: host memory, a concrete key, and fewer than
+    _HOST_VALUES values of its kind drawn so far (one drawn again and again gets its program)."""
+    if (n > _HOST_MAX or _HOST_DRAWS[key] >= _HOST_VALUES or not _deferred.host_memory(device) or _host.ACTIVE
+            or isinstance(_generator(generator)._key, jax.core.Tracer)):
+        return False
+    _HOST_DRAWS[key] += n
+    return True
+
+
 def _size_class(n):
     return max(_BUCKET_MIN, 1 << (n - 1).bit_length())
 
@@ -319,8 +329,7 @@ def _draw_bucketed(generator, kind, shape, np_dt, params, device):
     n = math.prod(shape)
     size = _size_class(n)
     gen = _generator(generator)
-    if (kind, np_dt) in _HOST_KINDS and size <= _HOST_MAX and _HOST_DRAWS[(kind, np_dt, size)] < _HOST_VALUES:
-        _HOST_DRAWS[(kind, np_dt, size)] += size
+    if (kind, np_dt) in _HOST_KINDS and _on_host((kind, np_dt, size), size, device, generator):
         flat = _host_draw(gen, kind, n, np_dt, params)
     else:
         flat = np.asarray(_draw(gen, kind, ((size,), np_dt), params, device))
@@ -345,14 +354,16 @@ _HOST_DRAWS = collections.Counter()
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
-def _threefry_words(key, start, n):
-    """Words `start*2 ...` of the stream XLA's RngBitGenerator (threefry) draws from 4-word state (key, 0, 0), for n
-    words (n even): threefry-2x32 with key `key` of the counters start, start + 1, ..., two words each."""
-    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+def _threefry_words(state, n):
+    """The first n words XLA's RngBitGenerator (threefry algorithm) draws from 4-word `state`: threefry-2x32 with
+    key words 0-1 of the 64-bit counters from words 2-3 (low, high) on, two words each; its next state is the same
+    key with the counter ceil(n / 2) further."""
+    k0, k1 = np.uint32(state[0]), np.uint32(state[1])
     ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+    counter = (np.uint64(state[2]) | np.uint64(state[3]) << np.uint64(32)) + np.arange((n + 1) // 2, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        x0 = np.arange(start, start + n // 2, dtype=np.uint32) + ks[0]
-        x1 = np.full(n // 2, ks[1], np.uint32)  # the counter's high word (0 here) plus the key's
+        x0 = (counter & np.uint64(0xFFFFFFFF)).astype(np.uint32) + ks[0]
+        x1 = (counter >> np.uint64(32)).astype(np.uint32) + ks[1]
         for i in range(5):
             for r in _ROTATIONS[i % 2]:
                 x0 += x1
@@ -360,21 +371,40 @@ def _threefry_words(key, start, n):
                 x1 ^= x0
             x0 += ks[(i + 1) % 3]
             x1 += ks[(i + 2) % 3] + np.uint32(i + 1)
-    return np.stack([x0, x1], 1).reshape(-1)
+    return np.stack([x0, x1], 1).reshape(-1)[:n]
+
+
+def _stream(gen, n):
+    """The n words after the 2 that become `gen`'s next key (the draw `_run` makes from its key), advancing `gen`."""
+    key = np.asarray(gen._key, np.uint32)
+    w = _threefry_words((key[0], key[1], 0, 0), 2 + n)
+    gen._key = w[:2].copy()
+    return w[2:]
+
+
+def _host_perm(gen, n, np_dt):
+    """What `_run("perm", (n, np_dt), key)` returns, with numpy: jax.random.permutation's rounds of a key split
+    and a stable sort by 32-bit keys, for the generator's key after the two words of its next key."""
+    key = np.asarray(gen._key, np.uint32)
+    _stream(gen, 0)  # the generator's next key; the sampler's key is the stream after it: counter 1
+    state, x = np.array([key[0], key[1], 1, 0], np.uint32), np.arange(n)
+    for _ in range(math.ceil(3 * math.log(max(1, n)) / math.log(np.iinfo(np.uint32).max))):
+        w = _threefry_words(state, 8)  # the key's split in two (RBG's split: its next 8 words)
+        state = w[:4]
+        x = x[np.argsort(_threefry_words(w[4:], n), kind="stable")]
+    return x.astype(np_dt)
 
 
 def _host_draw(gen, kind, n, np_dt, params):
     """What `_run(kind, ((n,), np_dt), key, *params)` returns, computed with numpy; advances `gen` as it does."""
     if kind == "normal":  # numpy's words, jax.random.normal's own steps from them: `_from_words`, one program
         chunks = -(-n // _BUCKET_MIN)  # for every size, in chunks (its steps are elementwise)
-        w = _threefry_words(np.asarray(gen._key, np.uint32), 0, 2 + chunks * _BUCKET_MIN)
-        gen._key = w[:2].copy()
+        w = _stream(gen, chunks * _BUCKET_MIN)
         static = ((_BUCKET_MIN,), np_dt)
         return np.concatenate([np.asarray(_from_words(kind, static, c, *params))
-                               for c in w[2:].reshape(chunks, _BUCKET_MIN)])[:n]
+                               for c in w.reshape(chunks, _BUCKET_MIN)])[:n]
     uniform = kind == "uniform"
-    w = _threefry_words(np.asarray(gen._key, np.uint32), 0, 2 + (n + n % 2 if uniform else 2 * n))
-    gen._key, w = w[:2].copy(), w[2:]  # the next key: the stream's first two words; the sample follows them
+    w = _stream(gen, n + n % 2 if uniform else 2 * n)  # an int64 from two words
     low, high = params
     if uniform:
         u = ((w[:n] >> np.uint32(9)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
@@ -421,6 +451,8 @@ def _make(kind, shape, dt, device, generator, params=(), requires_grad=False, st
         t = Tensor._from_array(jax.ShapeDtypeStruct(tuple(shape), dt.np), META)
     elif static is None and _bucketable(kind, shape, params, device, generator):
         t = Tensor._from_array(_draw_bucketed(generator, kind, tuple(shape), dt.np, params, device), device)
+    elif kind == "perm" and _on_host(("perm", dt.np, shape[0]), shape[0], device, generator):
+        t = Tensor._from_array(C._put(_host_perm(_generator(generator), shape[0], dt.np), jax_device(device)), device)
     else:
         t = Tensor._from_array(_draw(generator, kind, static or (tuple(shape), dt.np), params, device), device)
     if requires_grad:

@@ -574,6 +574,35 @@ def test_host_draw_equals_the_program(kind, np_dt, params):
             np.testing.assert_array_equal(np.asarray(gen._key), np.asarray(k1))
 
 
+def test_host_randperm_equals_the_program():
+    """randperm's first draws are computed with numpy (a DataLoader's shuffle and random_split compile no sampler):
+    the permutation and the generator's next key must be exactly those of the XLA program, one sort round
+    (n <= 1625) or two, for any key."""
+    from facade import _random as R
+
+    for seed in (0, 1234, 2**63 + 5):
+        for n in (0, 1, 2, 7, 1497, 1625, 1626, 1797, 60000):
+            for dt in (np.int64, np.int32, np.float32):
+                key = np.asarray(R._key_data(seed), np.uint32)
+                k1, xla = R._run("perm", (n, np.dtype(dt)), key)
+                gen = R.Generator()
+                gen._key = key
+                host = R._host_perm(gen, n, np.dtype(dt))
+                assert host.dtype == dt and host.shape == (n,)
+                np.testing.assert_array_equal(host, np.asarray(xla))
+                np.testing.assert_array_equal(np.asarray(gen._key), np.asarray(k1))
+
+
+def test_a_shuffling_loader_compiles_no_sampler():
+    from facade.compiler import metrics, reset_metrics
+
+    data = facade.utils.data.TensorDataset(facade.arange(1501))
+    split = facade.utils.data.random_split(data, [1001, 500], generator=facade.Generator().manual_seed(0))
+    reset_metrics()
+    order = [int(b[0][0]) for b in facade.utils.data.DataLoader(split[0], batch_size=1, shuffle=True)]
+    assert "_run" not in metrics().ops and sorted(order) == sorted(int(i) for i in split[0].indices)
+
+
 def test_a_size_class_drawn_again_gets_its_program(monkeypatch):
     """numpy makes only the first few draws of a size class; later ones run the compiled sampler, with the same
     stream: a generator's draws do not depend on which one made them."""
