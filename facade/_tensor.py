@@ -17,6 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from functional._names import cpp_name
+
 from . import _deferred, _dispatch, _host, _ragged
 from . import _dtype as D
 from ._device import CPU, META, gpus, jax_device, put
@@ -351,8 +353,6 @@ class Tensor:
         # the tensor's dtype unless Tensor.grad_dtype (facade/_extras.py) set another, or None: any dtype
         want = self.__dict__.get("_grad_dtype", self.dtype) if value is not None else None
         if want is not None and value.dtype is not want:
-            from functional._names import cpp_name
-
             from ._creation import _legacy_name
 
             raise RuntimeError(f"attempting to assign a gradient with dtype '{cpp_name(value.dtype.np)}' to a tensor "
