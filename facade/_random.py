@@ -17,10 +17,12 @@ import contextlib
 import functools
 import math
 import os
+import threading
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import xla_bridge
 
 from functional._names import cpp_name
 from functional.core import RBG
@@ -255,6 +257,32 @@ def _run(kind, static, key, *params):
 def _split(key):
     new, sub = jax.random.split(jax.random.wrap_key_data(key, impl="threefry2x32"))
     return jax.random.key_data(new), jax.lax.bitcast_convert_type(jax.random.key_data(sub), jnp.int64)
+
+
+WARM_SPLIT = True  # `warm_split` (a switch for measuring it)
+_SPLIT_WARMED = []
+
+
+def warm_split():
+    """Compile `_split` (a dropout's key) in a background thread, once per process and only once the backend is up
+    (a model's parameters start it): a model that makes a Dropout draws its first key at its first training
+    forward, which then finds the program compiled (XLA compiles without the GIL) instead of building it on the
+    loop's thread. The same jitted function for the same argument shape, so the same program."""
+    if _SPLIT_WARMED or not WARM_SPLIT or _host.ACTIVE or not xla_bridge.backends_are_initialized():
+        return
+    from .compiler import _metrics
+
+    _SPLIT_WARMED.append(True)
+    thread = threading.Thread(target=_compile_split, name="facade dropout-key warm-up")
+    thread.start()
+    _metrics.background(thread)  # metrics() counts its compile
+
+
+def _compile_split():
+    try:
+        _split.lower(jax.ShapeDtypeStruct((2,), jnp.uint32)).compile()
+    except Exception:  # noqa: BLE001 - the first draw compiles it and raises its own error
+        pass
 
 
 def next_key(generator=None, device="cpu"):

@@ -603,6 +603,24 @@ def test_a_shuffling_loader_compiles_no_sampler():
     assert "_run" not in metrics().ops and sorted(order) == sorted(int(i) for i in split[0].indices)
 
 
+def test_a_dropout_compiles_its_key_program_ahead(monkeypatch):
+    """A Dropout made once the backend is up compiles `_split` (the key its first training forward draws) in a
+    background thread: the forward builds no program for it."""
+    from facade import _random as R
+
+    def splits():
+        row = facade.compiler.metrics().ops.get("_split")
+        return row.compiles if row else 0
+
+    monkeypatch.setattr(R, "_SPLIT_WARMED", [])
+    R._split.clear_cache()
+    before = splits()
+    model = facade.nn.Sequential(facade.nn.Linear(3, 3), facade.nn.Dropout(0.2))
+    made = splits()
+    model(facade.randn(2, 3))
+    assert (made - before, splits() - made) == (1, 0)
+
+
 def test_a_size_class_drawn_again_gets_its_program(monkeypatch):
     """numpy makes only the first few draws of a size class; later ones run the compiled sampler, with the same
     stream: a generator's draws do not depend on which one made them."""

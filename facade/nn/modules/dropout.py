@@ -1,5 +1,6 @@
 """torch.nn.modules.dropout: each module calls its torch.nn.functional function with (p, training, inplace)."""
 
+from ... import _random
 from .. import functional as F
 from .module import Module
 
@@ -15,6 +16,8 @@ class _DropoutNd(Module):
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
+        if p > 0:
+            _random.warm_split()  # its first training forward draws a key
 
     def forward(self, input):
         return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
