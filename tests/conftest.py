@@ -29,6 +29,10 @@ try:  # flax.nnx (imported by jax2onnx) imports IPython where installed, whose i
     import IPython.core.completer  # noqa: E402,F401
 except ImportError:
     pass
+try:  # tensorboardX (torch.utils.tensorboard's writer) imports urllib3 and more, whose imports add warnings filters
+    import tensorboardX  # noqa: E402,F401
+except ImportError:
+    pass
 import tests._torchvision  # noqa: E402,F401  (real torchvision, importable here only through its shim)
 
 
