@@ -416,7 +416,7 @@ def _host_perm(gen, n, np_dt):
     key = np.asarray(gen._key, np.uint32)
     _stream(gen, 0)  # the generator's next key; the sampler's key is the stream after it: counter 1
     state, x = np.array([key[0], key[1], 1, 0], np.uint32), np.arange(n)
-    for _ in range(math.ceil(3 * math.log(max(1, n)) / math.log(np.iinfo(np.uint32).max))):
+    for _ in range(int(np.ceil(3 * np.log(max(1, n)) / np.log(np.iinfo(np.uint32).max)))):  # as jax.random does
         w = _threefry_words(state, 8)  # the key's split in two (RBG's split: its next 8 words)
         state = w[:4]
         x = x[np.argsort(_threefry_words(w[4:], n), kind="stable")]
