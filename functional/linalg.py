@@ -39,6 +39,8 @@ def _hi():
 
 
 _HALF = (jnp.float16, jnp.bfloat16)
+
+
 def _highest(fn):
     """Run `fn` (and the derivative rules it traces) with full-precision matmuls."""
     @functools.wraps(fn)

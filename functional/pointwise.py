@@ -44,6 +44,7 @@ __all__ = [
     "gcd", "lcm", "ldexp", "frexp", "nextafter", "signbit", "isin",
 ]
 
+
 def _name(x):
     return scalar_name(x.dtype)
 

@@ -17,6 +17,7 @@ from .shape import _dim
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc", "histogram"]
 
+
 def _integral(a):
     return jnp.issubdtype(a.dtype, jnp.integer) or a.dtype == jnp.bool_
 
