@@ -107,14 +107,20 @@ def check_range(t, lo, hi, error, *, op="a value check", skip=None, inside=False
     if not t.numel():
         return
     args = (lo, hi, 0 if skip is None else skip, skip is not None, inside)
-    if _base_passes(t, lambda v: not _first_bad(np, v, *args)[0]):
+
+    def host_ok(v):  # all in range, the common case, by two reductions (no value is then bad, `skip` or not)
+        if not inside and v.dtype.kind in "biu" and lo <= v.min() and v.max() <= hi:
+            return True
+        return not _first_bad(np, v, *args)[0]
+
+    if _base_passes(t, host_ok):
         return
     kind, v = _where(t)
     if kind is None:
         return
     if kind == "host":
-        if not inside and skip is None and v.dtype.kind in "biu" and lo <= v.min() and v.max() <= hi:
-            return  # (two reductions: the common case, all in range, without the search for the first bad one)
+        if host_ok(v):
+            return
         bad, value = _first_bad(np, v, *args)
         if bad:
             raise error(value.item())

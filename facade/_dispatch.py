@@ -132,30 +132,37 @@ class Compiled:
         """The forward that also returns the residuals of its pullback for these arrays, or None where the
         node keeps the op's inputs and its VJP re-runs the forward (`vjp`). Decided once per (mask, shapes,
         dtypes) by tracing, never by history; the first level whose residuals are all inputs, outputs or
-        masks (nothing that create_graph could not differentiate through) wins; `resid="all"` keeps all."""
-        if self.resid == "all":
-            return self.fwd_vjp(mask, "all")
+        masks (nothing that create_graph could not differentiate through) wins; `resid="all"` keeps all but
+        layout ops' results (level "most"), or all of them where the function loops."""
+        if self.resid == "all":  # a compiled function: one signature per Compiled (its cache entry)
+            level = self.modes.get(mask)
+            if level is None:
+                level = self.modes[mask] = self._level(mask, arrays, ("most",))
+            return self.fwd_vjp(mask, level)
         try:
             key = (mask, tuple([(a.shape, a.dtype) for a in arrays]))
         except AttributeError:  # a Python number passed as is
             key = (mask, tuple([(a.shape, a.dtype) if hasattr(a, "dtype") else type(a) for a in arrays]))
         level = self.modes.get(key, False)
         if level is False:
-            level = None
-            for lv in range(len(_POLICIES)):
-                try:  # (the call below reuses this trace)
-                    traced = self.fwd_vjp(mask, lv).trace(*arrays)
-                    if lv == 0 and _has_loop(traced.jaxpr.jaxpr):
-                        # an RNN's scan: a policy would recompute the whole sequential forward in backward; keep
-                        # every residual (and the inputs, for create_graph)
-                        traced, lv = self.fwd_vjp(mask, "all").trace(*arrays), "all"
-                except Exception:  # noqa: BLE001 - not differentiable by JAX at forward time: keep inputs
-                    break
-                if lv == "all" or traced.out_info[1].pull.ok:
-                    level = lv
-                    break
+            try:
+                level = self._level(mask, arrays, range(len(_POLICIES)))
+            except Exception:  # noqa: BLE001 - not differentiable by JAX at forward time: keep inputs
+                level = None
             self.modes[key] = level
         return None if level is None else self.fwd_vjp(mask, level)
+
+    def _level(self, mask, arrays, levels):
+        """The first of `levels` that serves (see `residuals`), None if none does. A forward that runs a loop
+        (an RNN's scan) keeps every residual, and the inputs for create_graph: under any policy backward would
+        run the whole sequential forward again. (The call that follows reuses the trace.)"""
+        for lv in levels:
+            traced = self.fwd_vjp(mask, lv).trace(*arrays)
+            if lv in (0, "most") and _has_loop(traced.jaxpr.jaxpr):
+                traced, lv = self.fwd_vjp(mask, "all").trace(*arrays), "all"
+            if lv in ("all", "most") or traced.out_info[1].pull.ok:
+                return lv
+        return None
 
     def fwd_vjp(self, mask, level):
         fn = self.fwd_vjps.get((mask, level))
@@ -205,6 +212,15 @@ def _saves_results(prim, *avals, **params):  # tanh keeps its output as torch do
 
 
 _POLICIES = (_saves_results, _saves_masks)  # levels: the first whose residuals are all inputs/outputs/masks
+# Layout ops whose results the "most" level (a compiled function's node) recomputes in backward instead of
+# keeping: `x @ w.T` would keep `w.T`, a transposed copy of the weight that the forward program has to write out
+# (bench_compile's MLP under torch.compile(model): 1.34x -> 1.1-1.2x the pure JAX step); backward reads `w` and
+# transposes it within the dot. Recomputing elementwise ops as well made the GPT's backward 25% slower.
+_LAYOUT = frozenset({"transpose", "reshape", "broadcast_in_dim", "squeeze", "expand_dims", "copy", "copy_p"})
+
+
+def _saves_all_but_layout(prim, *avals, **params):
+    return prim.name not in _LAYOUT
 
 
 def _has_loop(jaxpr):
@@ -250,7 +266,7 @@ jax.tree_util.register_pytree_node(_Res, lambda r: (r.own, r.pull), lambda pull,
 
 
 def _make_fwd_vjp(raw, mask, level):
-    policy = None if level == "all" else _POLICIES[level]
+    policy = None if level == "all" else _saves_all_but_layout if level == "most" else _POLICIES[level]
 
     def fwd(*dyn):
         shape = []
