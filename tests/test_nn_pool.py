@@ -85,6 +85,31 @@ def test_max_pool_indices_and_tie_gradient():
         assert t.grad.tolist() == [[[[0., 2., 0.], [1., 0., 1.], [0., 0., 0.]]]]
 
 
+SPECIAL = {"zeros": [0.0, -0.0, 1.0], "nan": [1.0, np.nan, 2.0, -np.inf], "ties": [1.0, 2.0]}
+WINDOWS = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2, stride=1, dilation=2),
+           dict(kernel_size=3, stride=2, ceil_mode=True), dict(kernel_size=3, stride=3, padding=1, dilation=2)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("cfg", WINDOWS, ids=str)
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_max_pool_keeps_torchs_element(n, cfg, kind):
+    """Values and gradients bit for bit with torch's kernel at signed zeros, NaNs and ties, for every window shape:
+    the running maximum of the window in scan order, replaced by a larger value or a NaN (before: XLA's
+    reduce_window kept +0.0 over -0.0 and sent a NaN window's gradient to another element)."""
+    x = np.random.default_rng(n).choice(np.array(SPECIAL[kind], np.float32), size=(2, 3) + (7,) * n)
+    out = []
+    for lib in (torch, facade):
+        t = lib.tensor(x, requires_grad=True)
+        o = getattr(lib.nn.functional, f"max_pool{n}d")(t, **cfg)
+        o.backward(lib.tensor(np.arange(o.numel(), dtype=np.float32).reshape(o.shape)))
+        out.append((o.detach().numpy(), t.grad.numpy()))
+    (ot, gt), (of, gf) = out
+    np.testing.assert_array_equal(of, ot)
+    np.testing.assert_array_equal(np.signbit(of), np.signbit(ot))
+    np.testing.assert_array_equal(gf, gt)
+
+
 ERRORS = [
     (lambda lib: lib.nn.functional.max_pool2d(lib.zeros(2, 3, 8, 8), 3, padding=2), RuntimeError,
      "pad should be at most half of effective kernel size, but got pad=2, kernel_size=3 and dilation=1"),
