@@ -204,6 +204,21 @@ def _max_pool(n, name, input, kernel_size, stride, padding, dilation, ceil_mode,
     return values, indices
 
 
+def _window_slices(x, n, k, s, p, d, outs, fill):
+    """Per window position, in torch's scan order: the elements of x's last n dims at that position of every
+    window, one strided slice of x padded with `fill` (outs in each dim)."""
+    lead = x.ndim - n
+    hi = [max((o - 1) * si + di * (ki - 1) + 1 - L - pi, 0)
+          for o, si, di, ki, L, pi in zip(outs, s, d, k, x.shape[lead:], p)]
+    if any(p) or any(hi):
+        x = lax.pad(x, fill, [(0, 0, 0)] * lead + [(pi, h, 0) for pi, h in zip(p, hi)])
+    for pos in np.ndindex(*k):
+        start = [j * di for j, di in zip(pos, d)]  # in the padded input
+        yield lax.slice(x, (0,) * lead + tuple(start),
+                        (*x.shape[:lead], *[max(st + (o - 1) * si + 1, st) for st, o, si in zip(start, outs, s)]),
+                        (1,) * lead + tuple(s))
+
+
 def _fold_max(x, n, k, s, p, d, outs):
     """Max pooling as torch's kernel scans a window: over the window's positions in order, keep the running
     maximum unless an element is larger or NaN (`val > maxval || isnan(val)`), padding never taken. Each
@@ -211,22 +226,14 @@ def _fold_max(x, n, k, s, p, d, outs):
     selects goes exactly to the kept element, as torch's index does: signed zeros and NaNs are torch's (XLA's
     reduce_window kept +0.0 over -0.0 and sent a NaN window's gradient elsewhere), and on the CPU forward and
     backward take about half reduce_window's time (2x2 windows of a 32x16x28x28 batch: 3.7 -> 2.4 ms)."""
-    lead = x.ndim - n
-    spatial = x.shape[lead:]
-    hi = [max((o - 1) * si + di * (ki - 1) + 1 - L - pi, 0) for o, si, di, ki, L, pi in zip(outs, s, d, k, spatial, p)]
-    if any(p) or any(hi):
-        x = lax.pad(x, _lowest(x.dtype), [(0, 0, 0)] * lead + [(pi, h, 0) for pi, h in zip(p, hi)])
+    spatial = x.shape[x.ndim - n:]
     nan = jnp.issubdtype(x.dtype, jnp.inexact)
     m = seen = None
-    for pos in np.ndindex(*k):
-        start = [j * di for j, di in zip(pos, d)]  # in the padded input
-        w = lax.slice(x, (0,) * lead + tuple(start),
-                      (*x.shape[:lead], *[max(st + (o - 1) * si + 1, st) for st, o, si in zip(start, outs, s)]),
-                      (1,) * lead + tuple(s))
+    for pos, w in zip(np.ndindex(*k), _window_slices(x, n, k, s, p, d, outs, _lowest(x.dtype))):
         # which windows this position lies in the input for (static): 1-d per dim, broadcast to the outputs
         valid = np.ones((), bool)
-        for j, (st, o, si, pi, L) in enumerate(zip(start, outs, s, p, spatial)):
-            at = np.arange(o) * si + st - pi
+        for j, (o, si, di, pi, L) in enumerate(zip(outs, s, d, p, spatial)):
+            at = np.arange(o) * si + pos[j] * di - pi
             valid = valid[..., None] & ((at >= 0) & (at < L)).reshape((1,) * j + (o,))
         if m is None:
             m, seen = w, valid
@@ -274,6 +281,15 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 # ------------------------------------------------------------------------------ average pooling
 
+@jax.custom_jvp
+def _positive_zero(x):
+    """x with -0.0 as +0.0; its derivative is 1 everywhere (XLA drops an `x + 0.0` that would do the same)."""
+    return jnp.where(x == 0, jnp.zeros((), x.dtype), x)
+
+
+_positive_zero.defjvp(lambda primals, tangents: (_positive_zero(*primals), tangents[0]))
+
+
 def _divisors(L, k, s, p, out, count_include_pad):
     """Per output position of one dim: the window's length within [-p, L + p) and within [0, L)."""
     start = np.arange(out) * s - p
@@ -299,11 +315,14 @@ def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_inc
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     lead = input.ndim - n
-    hi = [max((o - 1) * si + ki - L - pi, 0) for o, si, ki, L, pi in zip(outs, s, k, input.shape[lead:], p)]
-    acc = input if jnp.issubdtype(input.dtype, jnp.inexact) else input.astype(jnp.int64)
-    total = lax.reduce_window(acc, np.array(0, acc.dtype), lax.add, (1,) * lead + k, (1,) * lead + s,
-                              ((0, 0),) * lead + tuple(zip(p, hi)))
-    total = total[(Ellipsis, *[slice(0, o) for o in outs])]
+    inexact = jnp.issubdtype(input.dtype, jnp.inexact)
+    # torch's kernel sums a window in scan order from +0.0, in float for half types, in int64 for integers
+    acc = input.astype(jnp.promote_types(input.dtype, jnp.float32) if inexact else jnp.int64)
+    total = None
+    for w in _window_slices(acc, n, k, s, p, (1,) * n, outs, np.array(0, acc.dtype)):
+        total = w if total is None else total + w
+    if inexact:
+        total = _positive_zero(total)  # a sum from +0.0 is never -0.0
     if divisor_override is not None:
         div = np.asarray(divisor_override)
     else:
@@ -311,8 +330,10 @@ def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_inc
         div = np.ones(outs, np.int64)
         for i, v in enumerate(per_dim):
             div = div * v.reshape([-1 if j == i else 1 for j in range(n)])
-    if jnp.issubdtype(input.dtype, jnp.inexact):
-        return (total / jnp.asarray(div, total.dtype)).astype(input.dtype)
+    if inexact:  # true division, as torch's: XLA turns a division by a broadcast value into a multiplication by
+        # its reciprocal (1 ulp off in about 11% of the outputs) unless the divisor is opaque to it
+        return (total / lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape))
+                ).astype(input.dtype)
     # torch truncates integer means
     return lax.div(total, jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape)).astype(input.dtype)
 
