@@ -303,6 +303,8 @@ _NUMPY = {
     "sub": lambda input, other, *, alpha=1: input - other * alpha,
     "mul": lambda input, other: input * other,
     "div": _div,
+    "rdiv": lambda input, other, *, rounding_mode=None: (np.reciprocal(other) * input if rounding_mode is None
+                                                         else _div(input, other, rounding_mode=rounding_mode)),
     "floor_divide": lambda input, other: np.floor_divide(input, other),
     "remainder": _remainder,
     "fmod": lambda input, other: np.fmod(input, other),

@@ -23,8 +23,8 @@ from ._names import cpp_name, scalar_name
 
 __all__ = [
     # arithmetic
-    "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "pow_number", "float_power", "neg", "abs",
-    "sign", "sgn", "reciprocal", "square", "positive", "lerp", "addcmul", "addcdiv",
+    "add", "sub", "mul", "div", "rdiv", "floor_divide", "remainder", "fmod", "pow", "pow_number", "float_power",
+    "neg", "abs", "sign", "sgn", "reciprocal", "square", "positive", "lerp", "addcmul", "addcdiv",
     # exponentials, logarithms, trigonometry
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos",
     "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "sigmoid", "logit",
@@ -164,13 +164,24 @@ def mul(input, other):
     return input * other
 
 
+def true_divide_exact(input, other):
+    """input / other by IEEE division, as torch's: XLA rewrites a division by a broadcast value (a scalar, a
+    row) into a multiplication by its reciprocal, one ulp off in about 11% of the quotients, unless the
+    divisor reaches the division through an optimization barrier (about 4% slower on 10^6 elements here)."""
+    input, other = jnp.asarray(input), jnp.asarray(other)
+    shape = jnp.broadcast_shapes(input.shape, other.shape)
+    if other.shape != shape:
+        other = lax.optimization_barrier(jnp.broadcast_to(other, shape))
+    return input / other
+
+
 def div(input, other, *, rounding_mode=None):
     """input / other. rounding_mode None: true division (integer inputs arrive as floats);
     'trunc': rounded toward zero; 'floor': rounded down (Python's `//`). Rounded quotients of
     integers stay integers; their gradient is zero, like torch's."""
     _broadcast(input, other)
     if rounding_mode is None:
-        return input / other
+        return true_divide_exact(input, other)
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
@@ -184,6 +195,15 @@ def div(input, other, *, rounding_mode=None):
         input, other = jnp.broadcast_arrays(input, other)
         return lax.div(input, other)
     return lax.stop_gradient(jnp.trunc(input / other))
+
+
+def rdiv(input, other, *, rounding_mode=None):
+    """`number / tensor` (Tensor.__rtruediv__) as torch computes it: other.reciprocal() * input, rounded twice
+    (hence its grad_fn, MulBackward0); a rounding mode divides as `div` does."""
+    if rounding_mode is not None:
+        return div(input, other, rounding_mode=rounding_mode)
+    _broadcast(input, other)
+    return reciprocal(other) * input
 
 
 def _div_floor_float(a, b):
@@ -337,9 +357,16 @@ def sgn(input):
     return jnp.where(zero, 0, input / jnp.where(zero, 1, a).astype(input.dtype))
 
 
+@jax.custom_jvp
 def reciprocal(input):
-    """1 / input (integer inputs arrive as floats)."""
+    """1 / input (integer inputs arrive as floats); its gradient is torch's, grad * -(result * result)."""
     return 1 / input
+
+
+@reciprocal.defjvp
+def _reciprocal_jvp(primals, tangents):
+    r = reciprocal(*primals)
+    return r, tangents[0] * -(r * r)
 
 
 def square(input):

@@ -162,7 +162,8 @@ OPS = [
     _binary("mul", F.mul, "mul", aliases=("multiply",)),
     _overloads("div", F.div, lambda args, kwargs: (isinstance(_arg(args, kwargs, 0, "input"), Tensor),
                                                    _arg(args, kwargs, 2, "rounding_mode") is not None),
-               {(True, False): "DivBackward0", (True, True): "DivBackward2", (False, False): "MulBackward0",
+               {(True, False): "DivBackward0", (True, True): "DivBackward2",
+                (False, False): dict(grad_name="MulBackward0", fn=F.rdiv),  # number / tensor: torch's reciprocal
                 (False, True): "DivBackward2"},
                arrays=("input", "other"), promote="all", to_float=lambda vals: vals[2] is None, inplace=True,
                dunders=("__truediv__", "__div__"), rdunders=("__rtruediv__", "__rdiv__"),
