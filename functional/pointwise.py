@@ -169,9 +169,10 @@ def true_divide_exact(input, other):
     row) into a multiplication by its reciprocal, one ulp off in about 11% of the quotients, unless the
     divisor reaches the division through an optimization barrier (about 4% slower on 10^6 elements here)."""
     input, other = jnp.asarray(input), jnp.asarray(other)
-    shape = jnp.broadcast_shapes(input.shape, other.shape)
-    if other.shape != shape:
-        other = lax.optimization_barrier(jnp.broadcast_to(other, shape))
+    if other.shape != jnp.broadcast_shapes(input.shape, other.shape):
+        # the divisor at the quotient's shape, by a select on the dividend rather than a broadcast: under vmap
+        # it then carries the batch dimension too, where a broadcast would be broadcast again outside the barrier
+        other = lax.optimization_barrier(jnp.where(input == input, other, other))
     return input / other
 
 

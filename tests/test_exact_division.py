@@ -43,3 +43,11 @@ def test_integer_tensor_divided_by_number():
     ints = np.arange(-20, 20)
     for f in (lambda t: t / 7, lambda t: 7 / t.clamp(min=1)):
         np.testing.assert_array_equal(f(facade.tensor(ints)).numpy(), f(torch.tensor(ints)).numpy())
+
+
+def test_division_under_vmap_like_torch():
+    """Under torch.func.vmap the per-sample divisor is broadcast again for the batch: still a true division."""
+    x = X.astype(np.float32)
+    for f in (lambda t: t / 3.0, lambda t: 2.0 / t, lambda t: t / t[:1]):
+        np.testing.assert_array_equal(facade.func.vmap(f)(facade.tensor(x)).numpy(),
+                                      torch.func.vmap(f)(torch.tensor(x)).numpy())
