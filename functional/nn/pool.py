@@ -19,6 +19,7 @@ import numpy as np
 from jax import lax
 
 from ..linalg import _hi
+from ..pointwise import true_divide_exact
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
@@ -365,10 +366,8 @@ def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_inc
         div = np.ones(outs, np.int64)
         for i, v in enumerate(per_dim):
             div = div * v.reshape([-1 if j == i else 1 for j in range(n)])
-    if inexact:  # true division, as torch's: XLA turns a division by a broadcast value into a multiplication by
-        # its reciprocal (1 ulp off in about 11% of the outputs) unless the divisor is opaque to it
-        return (total / lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape))
-                ).astype(input.dtype)
+    if inexact:  # true division, as torch's (XLA alone multiplies by the divisor's reciprocal)
+        return true_divide_exact(total, jnp.asarray(div, total.dtype)).astype(input.dtype)
     # torch truncates integer means
     return lax.div(total, jnp.broadcast_to(jnp.asarray(div, total.dtype), total.shape)).astype(input.dtype)
 
