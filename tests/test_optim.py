@@ -4,6 +4,8 @@ import copy
 import inspect
 import pickle
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
@@ -11,6 +13,7 @@ import torch
 
 import facade
 import facade.optim as fo
+import functional.optim
 from facade.optim import optimizer as fopt
 
 SHAPES = [(3, 4), (5,), ()]
@@ -409,3 +412,38 @@ def test_from_optax_matches_torch_and_pickles():
     sched.step()
     assert opt2.param_groups[0]["lr"] == 0.5
     assert not np.allclose(before, params[0].detach().numpy())
+
+
+def test_adam_group_update_is_optax_per_parameter_bit_for_bit_with_one_vector_of_bias_corrections():
+    """Adam's group update computes the bias corrections of all its parameters as one vector (a compiled step of a
+    model with many parameters runs no chain of scalar kernels per parameter) and still gives, bit for bit, what
+    optax.scale_by_adam gives each parameter with the incremented step as its count."""
+    from facade.optim.adam import _adam_update
+
+    rng = np.random.default_rng(0)
+    shapes = [(3, 4), (5,), (), (2, 3)]
+    params = [jnp.asarray(rng.standard_normal(s), jnp.float32) for s in shapes]
+    grads = [jnp.asarray(rng.standard_normal(s), jnp.float32) for s in shapes]
+    states = [{"step": jnp.float32(k), "exp_avg": jnp.asarray(rng.standard_normal(s), jnp.float32),
+               "exp_avg_sq": jnp.asarray(rng.random(s), jnp.float32)} for k, s in zip((0, 3, 7, 250), shapes)]
+    hp = {"lr": jnp.float64(0.01), "betas": (jnp.float64(0.9), jnp.float64(0.999)), "eps": jnp.float64(1e-8),
+          "weight_decay": jnp.float64(0.1)}
+    static = {"amsgrad": False, "maximize": False, "decoupled_weight_decay": True}
+
+    def reference(params, grads, states, hp):
+        out = []
+        for p, g, s in zip(params, grads, states):
+            p, g = functional.optim.decayed(p, g, hp["lr"], hp["weight_decay"], False, True)
+            tx = optax.scale_by_adam(*hp["betas"], hp["eps"])
+            u, st = tx.update(g, optax.ScaleByAdamState(count=s["step"].astype(jnp.int32), mu=s["exp_avg"],
+                                                        nu=s["exp_avg_sq"]))
+            out.append((p + jnp.asarray(-hp["lr"], p.dtype) * u, st.mu, st.nu))
+        return out
+
+    new_p, new_s = jax.jit(lambda *a: _adam_update(*a, static))(params, grads, states, hp)
+    for (p, m, v), np_, ns, s in zip(jax.jit(reference)(params, grads, states, hp), new_p, new_s, states):
+        for a, b in ((p, np_), (m, ns["exp_avg"]), (v, ns["exp_avg_sq"])):
+            assert a.dtype == b.dtype and np.array_equal(np.asarray(a), np.asarray(b))
+        assert ns["step"].dtype == jnp.float32 and float(ns["step"]) == float(s["step"]) + 1
+    jaxpr = jax.make_jaxpr(lambda *a: _adam_update(*a, static))(params, grads, states, hp)
+    assert sum(e.primitive.name == "pow" for e in jaxpr.jaxpr.eqns) == 2  # b1 ** count and b2 ** count, once each

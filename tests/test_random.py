@@ -4,6 +4,8 @@ state round trips (determinism), distributions (moments on 10k samples), ranges,
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import torch
@@ -652,3 +654,18 @@ def test_value_checks_of_a_cpu_sampler_compile_nothing():
     for bad, msg in (([[0.5, float("nan")]], "`inf`, `nan` or element < 0"), ([[0.0, 0.0]], "sum of probabilities")):
         with pytest.raises(RuntimeError, match=msg.replace("(", r"\(")):
             facade.multinomial(facade.tensor(bad), 1)
+
+
+def test_a_dropout_key_is_one_rng_bit_generator_draw():
+    """A dropout's key comes from the generator's stream as every draw's does (one RngBitGenerator op, which a
+    compiled step with a dozen dropouts runs as a dozen kernels, not threefry's chain of six each); successive keys
+    differ and a seed repeats them."""
+    from facade import _random as R
+
+    jaxpr = jax.make_jaxpr(R._split.__wrapped__)(jnp.zeros(2, jnp.uint32))
+    names = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+    assert names.count("rng_bit_generator") == 1 and not any("threefry" in n for n in names), names
+    facade.manual_seed(5)
+    keys = [int(R.next_key()) for _ in range(4)]
+    facade.manual_seed(5)
+    assert keys == [int(R.next_key()) for _ in range(4)] and len(set(keys)) == 4

@@ -1,6 +1,6 @@
 """torch.optim.adam: Adam, with L2 or decoupled weight decay and AMSGrad.
 
-The update is optax.scale_by_adam (torch's exact Adam: m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps));
+The update is optax.scale_by_adam's arithmetic (torch's exact Adam: m / (1 - b1^t) / (sqrt(v / (1 - b2^t)) + eps));
 AMSGrad uses functional.optim.adam_amsgrad (optax's amsgrad maxes the bias-corrected moment).
 """
 
@@ -19,9 +19,14 @@ __all__ = ["Adam"]
 
 def _adam_update(params, grads, states, hp, static):
     lr, (b1, b2), eps, wd = hp["lr"], hp["betas"], hp["eps"], hp["weight_decay"]
+    # The whole group's steps and bias corrections as vectors, not a chain of scalar kernels per parameter (on XLA
+    # each its own launch): torch's incremented steps, optax.scale_by_adam's `1 / (1 - b ** count)` (XLA turns its
+    # division by a broadcast scalar into this product) with the incremented step as its count.
+    new = jnp.stack([s["step"] for s in states]) + 1 if states else jnp.zeros(0, jnp.float32)
+    steps, count = list(new), new.astype(jnp.int32)
+    bc1, bc2, inverse = 1 - b1 ** count, 1 - b2 ** count, {}
     out_p, out_s = [], []
-    for p, g, s in zip(params, grads, states):
-        step = s["step"] + 1
+    for i, (p, g, s, step) in enumerate(zip(params, grads, states, steps)):
         if static["amsgrad"]:
             p, m, v, vmax = F.adam_amsgrad(p, g, s["exp_avg"], s["exp_avg_sq"], s["max_exp_avg_sq"], step, lr=lr,
                                            beta1=b1, beta2=b2, eps=eps, weight_decay=wd, maximize=static["maximize"],
@@ -30,11 +35,14 @@ def _adam_update(params, grads, states, hp, static):
             out_s.append({"step": step, "exp_avg": m, "exp_avg_sq": v, "max_exp_avg_sq": vmax})
             continue
         p, g = F.decayed(p, g, lr, wd, static["maximize"], static["decoupled_weight_decay"])
-        tx = optax.scale_by_adam(b1, b2, eps)
-        state = optax.ScaleByAdamState(count=s["step"].astype(jnp.int32), mu=s["exp_avg"], nu=s["exp_avg_sq"])
-        u, state = tx.update(g, state)
+        m = optax.tree.update_moment(g, s["exp_avg"], b1, 1)
+        v = optax.tree.update_moment_per_elem_norm(g, s["exp_avg_sq"], b2, 2)
+        if m.dtype not in inverse:
+            inverse[m.dtype] = 1 / bc1.astype(m.dtype), 1 / bc2.astype(m.dtype)
+        r1, r2 = inverse[m.dtype]
+        u = m * r1[i] / (jnp.sqrt(v * r2[i] + 0.0) + eps)
         out_p.append(p + jnp.asarray(-lr, p.dtype) * u)
-        out_s.append({"step": step, "exp_avg": state.mu, "exp_avg_sq": state.nu})
+        out_s.append({"step": step, "exp_avg": m, "exp_avg_sq": v.astype(s["exp_avg_sq"].dtype)})
     return out_p, out_s
 
 
