@@ -170,7 +170,7 @@ class Compiled:
         if fn is None:
             # A compiled function's residuals stay in the layouts XLA computes them in (a convolution's activations
             # as NHWC, not copied out as NCHW), `laid` out: only its node's backward reads them, compiled for them
-            # (graph._with_layouts). Its node never joins a fused backward (`fuse`), which would read them too.
+            # (graph._laid_out). Its node never joins a fused backward (`fuse`), which would read them too.
             laid = self.resid == "all"
             fn = jax.jit(_make_fwd_vjp(self.raw, mask, level, laid), out_shardings=(None, _AUTO) if laid else None)
             self.fwd_vjps[(mask, level)] = fn
