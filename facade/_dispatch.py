@@ -312,7 +312,7 @@ def _make_fwd_vjp(raw, mask, level, laid=False):
         d, n = iter(douts), iter(others)
         outs = tuple(next(d) if m else next(n) for m in isdiff)
         out = outs[0] if kind is None else outs
-        return out, _Res(own, _Pullback(tree, tuple(spec), ok, raw.__name__, laid))
+        return out, _Res(own, _Pullback(tree, tuple(spec), ok, raw.__name__, laid and bool(own)))
 
     fwd.__name__ = f"{raw.__name__}_with_residuals"
     return fwd
