@@ -14,7 +14,6 @@ from collections import namedtuple
 
 import jax
 import numpy as np
-from jax.experimental.layout import Format, Layout
 
 from . import _dtype as D
 from . import _host, _ragged
@@ -168,16 +167,8 @@ class Compiled:
     def fwd_vjp(self, mask, level):
         fn = self.fwd_vjps.get((mask, level))
         if fn is None:
-            # A compiled function's residuals stay in the layouts XLA computes them in (a convolution's activations
-            # as NHWC, not copied out as NCHW), `laid` out: only its node's backward reads them, compiled for them
-            # (graph._laid_out). Its node never joins a fused backward (`fuse`), which would read them too.
-            laid = self.resid == "all"
-            fn = jax.jit(_make_fwd_vjp(self.raw, mask, level, laid), out_shardings=(None, _AUTO) if laid else None)
-            self.fwd_vjps[(mask, level)] = fn
+            fn = self.fwd_vjps[(mask, level)] = jax.jit(_make_fwd_vjp(self.raw, mask, level))
         return fn
-
-
-_AUTO = Format(Layout.AUTO)
 
 
 def _conj(xs):
@@ -248,14 +239,12 @@ def _has_loop(jaxpr):
 class _Pullback:
     """What a node needs to apply an op's pullback: the pullback's tree, where each of its residuals comes
     from ((0, k) input array k, (1, k) differentiable output k, (2, k) residual k the forward returned),
-    whether they can all be differentiated through by create_graph (`ok`), whether the forward's own residuals
-    are in layouts of XLA's choosing (`laid`: only a program compiled for them may read them), and the jitted
-    application."""
+    whether they can all be differentiated through by create_graph (`ok`), and the jitted application."""
 
-    __slots__ = ("tree", "spec", "ok", "laid", "call", "apply", "bwd_comp")
+    __slots__ = ("tree", "spec", "ok", "call", "apply", "bwd_comp")
 
-    def __init__(self, tree, spec, ok, name, laid):
-        self.tree, self.spec, self.ok, self.laid, self.bwd_comp = tree, spec, ok, laid, None
+    def __init__(self, tree, spec, ok, name):
+        self.tree, self.spec, self.ok, self.bwd_comp = tree, spec, ok, None
 
         def call(leaves, cts):
             return _conj(tree.unflatten(leaves)(_conj(cts)))
@@ -276,7 +265,7 @@ class _Res:
 jax.tree_util.register_pytree_node(_Res, lambda r: (r.own, r.pull), lambda pull, own: _Res(own, pull))
 
 
-def _make_fwd_vjp(raw, mask, level, laid=False):
+def _make_fwd_vjp(raw, mask, level):
     policy = None if level == "all" else _saves_all_but_layout if level == "most" else _POLICIES[level]
 
     def fwd(*dyn):
@@ -312,7 +301,7 @@ def _make_fwd_vjp(raw, mask, level, laid=False):
         d, n = iter(douts), iter(others)
         outs = tuple(next(d) if m else next(n) for m in isdiff)
         out = outs[0] if kind is None else outs
-        return out, _Res(own, _Pullback(tree, tuple(spec), ok, raw.__name__, laid and bool(own)))
+        return out, _Res(own, _Pullback(tree, tuple(spec), ok, raw.__name__))
 
     fwd.__name__ = f"{raw.__name__}_with_residuals"
     return fwd

@@ -100,45 +100,6 @@ def test_compiled_module_keeps_weights_not_transposed_copies():
         np.testing.assert_allclose(host(p.grad), q.grad.numpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_compiled_cnn_keeps_activations_in_xlas_layout():
-    """torch.compile(model)'s forward leaves its residuals in the layouts XLA computes them in (a convolution's
-    activations NHWC, not copied out as NCHW, and not transposed back by the backward); the backward program is
-    compiled for those layouts (a default-layout program would misread them), its gradients equal torch's, stay
-    uncommitted like the model's state, and create_graph re-runs the forward from its inputs."""
-    def model(lib):
-        nn = lib.nn
-        return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Conv2d(8, 4, 3, stride=2),
-                             nn.Tanh(), nn.Flatten(), nn.Linear(36, 5))
-
-    x = np.random.default_rng(0).standard_normal((4, 3, 8, 8)).astype(np.float32)
-    ref = model(torch)
-    m = model(facade)
-    m.load_state_dict({k: facade.tensor(v.numpy()) for k, v in ref.state_dict().items()})
-    c = facade.compile(m)
-    for _ in range(2):  # the second call takes the state as the first left it
-        out = c(facade.tensor(x))
-        laid = [a.format.layout.major_to_minor for a, (kind, _) in zip(out.grad_fn._arrays, out.grad_fn._pull.spec)
-                if kind == 2 and a.ndim == 4]
-        assert (0, 2, 3, 1) in laid, laid  # an NHWC activation
-        ref_out = ref(torch.tensor(x))
-        np.testing.assert_allclose(host(out), ref_out.detach().numpy(), rtol=1e-5, atol=1e-5)
-        for p in (*m.parameters(), *ref.parameters()):
-            p.grad = None
-        out.square().sum().backward()
-        ref_out.square().sum().backward()
-        for p, q in zip(m.parameters(), ref.parameters()):
-            np.testing.assert_allclose(host(p.grad), q.grad.numpy(), rtol=1e-4, atol=1e-5)
-            assert not p.grad._arr().committed and not p._arr().committed
-    out = c(facade.tensor(x, requires_grad=True))
-    (g,) = facade.autograd.grad(out.square().sum(), m[0].weight, create_graph=True)
-    ref_out = ref(torch.tensor(x, requires_grad=True))
-    (rg,) = torch.autograd.grad(ref_out.square().sum(), ref[0].weight, create_graph=True)
-    np.testing.assert_allclose(host(g), rg.detach().numpy(), rtol=1e-4, atol=1e-5)
-    g.sum().backward()
-    rg.sum().backward()
-    np.testing.assert_allclose(host(m[3].weight.grad), ref[3].weight.grad.numpy(), rtol=1e-4, atol=1e-5)
-
-
 def test_backward_program_does_not_rerun_the_forward():
     x = facade.tensor(X, requires_grad=True)
     y = x.tanh()

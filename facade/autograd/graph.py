@@ -9,7 +9,6 @@ import weakref
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax._src.array import ArrayImpl as _ArrayImpl
 
 from .. import _multidevice as _md
 from .grad_mode import STATE
@@ -79,8 +78,6 @@ class Node:
             present = tuple(g is not None for g in grads)
             fn = _zeros_for_missing(fn, present, self._out_meta)
             grads = [g for g in grads if g is not None]
-        if self._pull is not None and self._pull.laid:
-            return _laid_out(fn, arrays, tuple(grads), self._pull.spec)
         return _md.call(fn, arrays, tuple(grads))
 
     def _check_saved(self):
@@ -171,8 +168,8 @@ def record(comp, dyn, arrays, res, resid=None):
         douts = [o._data for o, m in zip(outs, outmask) if m]
         node._arrays = [arrays[k] if kind == 0 else douts[k] if kind == 1 else resid.own[k]
                         for kind, k in resid.pull.spec]
-        if not resid.pull.ok or resid.pull.laid:  # a compiled function's activations (in XLA's layouts):
-            node._inputs = arrays  # create_graph re-runs it from its inputs
+        if not resid.pull.ok:  # a compiled function's activations: create_graph re-runs it from its inputs
+            node._inputs = arrays
     elif _saved_hooks:
         node._arrays = _Packed(dyn, arrays, _saved_hooks[-1])
     if op.saves == "inputs":
@@ -210,37 +207,6 @@ def _zeros_for_missing(fn, present, out_meta):
         with_zeros.__name__ = f"{getattr(fn, '__name__', 'backward')}_zeros"
         wrapped = _WITH_ZEROS[key] = jax.jit(with_zeros)
     return wrapped
-
-
-_LAID: dict = {}
-
-
-def _laid_out(fn, arrays, grads, spec):
-    """`fn(arrays, grads)` for a node whose forward left its own residuals in layouts of XLA's choice
-    (`_dispatch._Pullback.laid`), compiled for those layouts: a program compiled for the default layout misreads
-    such an array (JAX 0.10 passes its buffer as is), so the program that takes one names its layout. Naming it
-    commits the results to the device; they are left uncommitted where everything else the backward got was (the
-    state of a model on the default device stays uncommitted, one signature for the eager ops that meet it)."""
-    formats = tuple([a.format if kind == 2 else None for a, (kind, _) in zip(arrays, spec)])
-    key = (fn, formats)
-    laid = _LAID.get(key)
-    if laid is None:
-        if len(_LAID) >= 256:  # bounded: keys hold programs
-            _LAID.pop(next(iter(_LAID)))
-
-        def with_layouts(arrays, cts):
-            return fn(arrays, cts)
-
-        with_layouts.__name__ = getattr(fn, "__name__", "backward")  # its program's name in metrics
-        laid = _LAID[key] = jax.jit(with_layouts, in_shardings=(list(formats), None))
-    out = _md.call(laid, arrays, grads)
-    if any(a.committed for a, (kind, _) in zip(arrays, spec) if kind != 2) or any(g.committed for g in grads):
-        return out
-    return tuple(_uncommitted(a) for a in out)
-
-
-def _uncommitted(a):
-    return _ArrayImpl(a.aval, a.sharding, a._arrays, committed=False) if type(a) is _ArrayImpl else a
 
 
 def _apply_differentiably(node, grads):
