@@ -22,7 +22,9 @@ def _adam_update(params, grads, states, hp, static):
     # The whole group's steps and bias corrections as vectors, not a chain of scalar kernels per parameter (on XLA
     # each its own launch): torch's incremented steps, optax.scale_by_adam's `1 / (1 - b ** count)` (XLA turns its
     # division by a broadcast scalar into this product) with the incremented step as its count.
-    new = jnp.stack([s["step"] for s in states]) + 1 if states else jnp.zeros(0, jnp.float32)
+    if not states:
+        return [], []
+    new = jnp.stack([s["step"] for s in states]) + 1
     steps, count = [n.astype(s["step"].dtype) for n, s in zip(new, states)], new.astype(jnp.int32)
     bc1, bc2, inverse = 1 - b1 ** count, 1 - b2 ** count, {}
     out_p, out_s = [], []
