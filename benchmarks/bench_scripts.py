@@ -2,12 +2,14 @@
 
     python benchmarks/bench_scripts.py [--quick] [--only NAME[,NAME...]] [--keep DIR] [--cold-only] [--unbucketed]
 
-Three plain-PyTorch scripts (their source is below, written to a temporary directory, or to `--keep DIR`
+Five plain-PyTorch scripts (their source is below, written to a temporary directory, or to `--keep DIR`
 to run or profile them by hand):
 
     mnist_cnn    an MNIST-like CNN (random 28x28 images, 10 classes), Adam, 3 epochs of batches of 32
     char_lstm    a char-level LSTM language model on this repository's README.md, random windows per batch
     gpt_sample   a char-level GPT trained a few steps, then sampling 200 tokens with a growing context
+    vae          pytorch/examples' VAE (BCE + KL, reparameterized), Adam, 3 epochs of batches of 128
+    siamese      a siamese CNN on random pairs from a Dataset, contrastive loss, Adadelta + StepLR, 2 epochs
 
 Each runs as a subprocess (`python script.py`, then `python -m facade script.py` twice with one fresh
 persistent compile cache directory: cold, then warm). Columns: whole-run wall seconds (interpreter and
@@ -177,12 +179,128 @@ print("".join(chars[i] for i in idx[0].tolist())[:60].replace(chr(10), " "))
 result = float(idx.shape[1])
 """ + _TAIL
 
+VAE = _HEAD + """\
+from torch.utils.data import DataLoader, TensorDataset
+epochs, n = int(sys.argv[1]), int(sys.argv[2])
+images = torch.rand(n, 1, 28, 28)  # pixel intensities in [0, 1], as MNIST's ToTensor gives
+loader = DataLoader(TensorDataset(images, torch.zeros(n)), batch_size=128, shuffle=True)
+
+class VAE(nn.Module):  # pytorch/examples' vae/main.py
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc21, self.fc22 = nn.Linear(784, 400), nn.Linear(400, 20), nn.Linear(400, 20)
+        self.fc3, self.fc4 = nn.Linear(20, 400), nn.Linear(400, 784)
+
+    def encode(self, x):
+        h1 = F.relu(self.fc1(x))
+        return self.fc21(h1), self.fc22(h1)
+
+    def reparameterize(self, mu, logvar):
+        std = torch.exp(0.5 * logvar)
+        eps = torch.randn_like(std)
+        return mu + eps * std
+
+    def decode(self, z):
+        return torch.sigmoid(self.fc4(F.relu(self.fc3(z))))
+
+    def forward(self, x):
+        mu, logvar = self.encode(x.view(-1, 784))
+        z = self.reparameterize(mu, logvar)
+        return self.decode(z), mu, logvar
+
+def loss_function(recon_x, x, mu, logvar):
+    bce = F.binary_cross_entropy(recon_x, x.view(-1, 784), reduction="sum")
+    kld = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
+    return bce + kld
+
+model = VAE()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for epoch in range(epochs):
+    model.train()
+    train_loss = 0
+    for batch_idx, (data, _) in enumerate(loader):
+        optimizer.zero_grad()
+        recon_batch, mu, logvar = model(data)
+        loss = loss_function(recon_batch, data, mu, logvar)
+        loss.backward()
+        train_loss += loss.item()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        recon, mu, logvar = model(images[:500])
+        test_loss = loss_function(recon, images[:500], mu, logvar).item() / 500
+        sample = model.decode(torch.randn(64, 20)).view(64, 1, 28, 28)
+    print(f"epoch {epoch}: train loss {train_loss / n:.4f} test loss {test_loss:.4f} sample {sample.mean():.4f}")
+result = train_loss / n
+""" + _TAIL
+
+SIAMESE = _HEAD + """\
+import random
+from torch.utils.data import DataLoader, Dataset
+epochs, n = int(sys.argv[1]), int(sys.argv[2])
+random.seed(0)
+images, labels = torch.randn(n, 1, 28, 28), torch.randint(0, 10, (n,))
+
+class Pairs(Dataset):  # half the pairs from one class, half from two
+    def __init__(self, images, labels):
+        self.images, self.labels = images, labels
+        self.by_class = {c: (labels == c).nonzero().flatten().tolist() for c in range(10)}
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        c = int(self.labels[i])
+        same = random.random() < 0.5
+        other = random.choice([k for k in range(10) if k != c])
+        j = random.choice(self.by_class[c if same else other])
+        return self.images[i], self.images[j], torch.tensor(float(not same))
+
+class Siamese(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cnn = nn.Sequential(
+            nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2),  # (B, 32, 12, 12)
+            nn.Conv2d(32, 64, 5), nn.ReLU(), nn.MaxPool2d(2),  # (B, 64, 4, 4)
+            nn.Flatten(), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 32))
+
+    def forward(self, a, b):
+        return self.cnn(a), self.cnn(b)
+
+def contrastive_loss(e1, e2, label, margin=2.0):  # label 1: a different pair
+    d = F.pairwise_distance(e1, e2)
+    return torch.mean((1 - label) * d.pow(2) + label * torch.clamp(margin - d, min=0.0).pow(2))
+
+model = Siamese()
+optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
+loader = DataLoader(Pairs(images, labels), batch_size=64, shuffle=True)
+for epoch in range(epochs):
+    model.train()
+    for a, b, target in loader:
+        optimizer.zero_grad()
+        loss = contrastive_loss(*model(a, b), target)
+        loss.backward()
+        optimizer.step()
+    scheduler.step()
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for a, b, target in loader:
+            d = F.pairwise_distance(*model(a, b))
+            correct += ((d > 1.0).float() == target).sum().item()
+    print(f"epoch {epoch}: loss {loss.item():.4f} pair accuracy {correct / n:.3f}")
+result = loss.item()
+""" + _TAIL
+
 README = str(ROOT / "README.md")
 # name: (source, full-size arguments, quick arguments)
 SCRIPTS = {
     "mnist_cnn": (MNIST_CNN, ["3", "2000"], ["1", "64"]),
     "char_lstm": (CHAR_LSTM, ["300", README], ["3", README]),
     "gpt_sample": (GPT_SAMPLE, ["50", "200", README], ["2", "5", README]),
+    "vae": (VAE, ["3", "6000"], ["1", "256"]),
+    "siamese": (SIAMESE, ["2", "2000"], ["1", "128"]),
 }
 
 # ---- the harness ----------------------------------------------------------------------------------------------------
