@@ -12,6 +12,7 @@ Errors are torch's types and messages, raised at trace time from dtypes and shap
 """
 
 import builtins
+import functools
 import math
 
 import jax
@@ -23,7 +24,8 @@ from ._names import cpp_name, scalar_name
 
 __all__ = [
     # arithmetic
-    "add", "sub", "mul", "div", "rdiv", "floor_divide", "remainder", "fmod", "pow", "pow_number", "float_power",
+    "add", "sub", "mul", "div", "rdiv", "floor_divide", "remainder", "fmod", "pow", "pow_number", "pow_kernel_exponent",
+    "float_power",
     "neg", "abs", "sign", "sgn", "reciprocal", "square", "positive", "lerp", "addcmul", "addcdiv",
     # exponentials, logarithms, trigonometry
     "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos",
@@ -270,14 +272,52 @@ def _pow_number_jvp(primals, tangents):
     return out, jnp.where(y == 0, jnp.zeros((), out.dtype), y * _pow_number(x, y - 1)) * tangents[0]
 
 
+# The exponents torch's CPU scalar-exponent kernel (pow_tensor_scalar_kernel) computes without std::pow, per float
+# dtype: x * x, x * x * x, 1 / (x * x), 1 / x, sqrt(x), rsqrt(x). float16 takes std::pow except for 2 and -1.
+POW_KERNELS = {np.dtype(jnp.float16): (2, -1)}
+POW_KERNELS_DEFAULT = (2, 3, -2, -1, 0.5, -0.5)
+
+
+def pow_kernel_exponent(dtype, exponent):
+    """Whether torch computes float `dtype` ** Python number `exponent` by a kernel of its own (`POW_KERNELS`):
+    then the exponent is part of the program (`pow_number` with a number), else it is data."""
+    return type(exponent) in (int, float) and exponent in POW_KERNELS.get(np.dtype(dtype), POW_KERNELS_DEFAULT)
+
+
+def _pow_kernel(x, y):
+    """x ** y for a Python number y by torch's kernel for it: the products and quotients are exact where std::pow
+    (jnp.power) is not (XLA's power(x, 3.0) differs from x * x * x in the last bit for about a quarter of floats)."""
+    if y == 1:
+        return x  # torch copies (the exponent of pow(x, 2)'s derivative)
+    if y in (2, -1):
+        return x * x if y == 2 else 1 / x
+    if y in (3, -2) and x.dtype != jnp.float16:
+        return x * x * x if y == 3 else 1 / (x * x)
+    return jnp.sqrt(x) if y == 0.5 else lax.rsqrt(x) if y == -0.5 else jnp.power(x, y)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _pow_static(x, y):
+    return _pow_kernel(x, y)
+
+
+@_pow_static.defjvp
+def _pow_static_jvp(y, primals, tangents):
+    # torch's PowBackward0: exponent * input ** (exponent - 1), that power by the same kernels
+    (x,), (t,) = primals, tangents
+    return _pow_static(x, y), jnp.zeros_like(t) if y == 0 else (y * _pow_static(x, y - 1)) * t
+
+
 def pow_number(input, exponent):
     """input ** exponent for a float tensor and a Python-number exponent, as torch's scalar overload computes
     it (pow(x, 0.5) is sqrt(x), pow(x, -0.5) is rsqrt(x)); other inputs as `pow`. For the table row of
-    torch.pow(Tensor, Number); a 0-dim tensor exponent takes `pow`, as on torch."""
-    if _is_int(input) or _is_bool(input) or _is_complex(input) or _is_complex(exponent):
+    torch.pow(Tensor, Number); a 0-dim tensor exponent takes `pow`, as on torch. A Python number exponent
+    (static: see `pow_kernel_exponent`) is computed by torch's kernel for it, a traced one by std::pow."""
+    static = type(exponent) in (int, float)
+    if _is_int(input) or _is_bool(input) or _is_complex(input) or not static and _is_complex(exponent):
         return pow(input, exponent)
     _broadcast(input, exponent)
-    return _pow_number(input, exponent)
+    return _pow_static(input, exponent) if static else _pow_number(input, exponent)
 
 
 def _pow_refusal():

@@ -258,3 +258,44 @@ def test_pow_number(exponent):
     w = want.detach().numpy()
     assert np.array_equal(np.signbit(np.asarray(got))[w == 0], np.signbit(w)[w == 0])
     np.testing.assert_allclose(np.asarray(gf), gt.numpy(), rtol=1e-6, equal_nan=True)
+
+
+
+# (dtype, exponents whose torch.pow(Tensor, Number) kernel facade matches bit for bit: forward, backward)
+_POW_EXACT = [("float32", (2, 3, -2, -1), (2, 3, -1)), ("float64", (2, 3, -2, -1), (2, 3, -1)),
+              ("bfloat16", (2, 3, -2, -1), (2, 3, -1)), ("float16", (2, -1), (2,))]
+
+
+def _bits_equal(f, t):
+    a, b = to_np(f), to_np(t)  # zero signs too; a NaN's sign bit is not a value
+    return str(f.dtype) == str(t.dtype) and np.array_equal(a, b, equal_nan=True) and np.array_equal(
+        np.signbit(a)[~np.isnan(a)], np.signbit(b)[~np.isnan(b)])
+
+
+@pytest.mark.parametrize("dtype,forward,backward", _POW_EXACT)
+def test_pow_by_a_number_is_torchs_own_kernel_bit_for_bit(dtype, forward, backward):
+    """x ** 2, x ** 3, x ** -2 and x ** -1 are torch's products and quotients (x * x ...), not std::pow, and so is
+    their gradient's power (PowBackward0: exponent * x ** (exponent - 1)); NaN, +-inf and +-0 included. Other
+    exponents (std::pow on torch, XLA's power here) agree to rounding only, and stay data (one program for all)."""
+    from facade.compiler import metrics, reset_metrics
+
+    rng = torch.Generator().manual_seed(0)
+    x = torch.cat([torch.tensor(opinfo.SPECIAL_VALUES), torch.randn(4088, generator=rng) * 10]).to(
+        getattr(torch, dtype))
+    g = torch.randn(x.shape, generator=rng).to(x.dtype)
+    as_facade = lambda t: facade.tensor(to_np(t)).to(getattr(facade, dtype))  # noqa: E731
+    for e in sorted({*forward, *backward, *(float(v) for v in forward)}):
+        tx, fx = x.clone().requires_grad_(), as_facade(x).requires_grad_()
+        ty, fy = tx.pow(e), fx ** e
+        ty.backward(g)
+        fy.backward(as_facade(g))
+        assert _bits_equal(fy, ty) and fy.grad_fn.name() == ty.grad_fn.name() == "PowBackward0", (dtype, e)
+        if e in backward:
+            assert _bits_equal(fx.grad, tx.grad), (dtype, e)
+    fx = as_facade(x)
+    fx ** 2.5
+    reset_metrics()
+    for e in (1.5, 4.0, 7.25):
+        np.testing.assert_allclose(to_np(fx ** e), to_np(x ** e), rtol=1e-2 if x.element_size() == 2 else 1e-6,
+                                   equal_nan=True)
+    assert metrics().compiles == 0

@@ -48,6 +48,19 @@ def _alpha(args, kwargs):
 
 _BINARY = _tensors((0, "input"), (1, "other"))
 _POW = {(True, False): "PowBackward0", (True, True): "PowBackward1", (False, True): "PowBackward2"}
+_POW_ARGS = _tensors((0, "input"), (1, "exponent"))
+
+
+def _pow_route(args, kwargs):
+    """pow's overload; "kernel" for a float tensor and a Python number exponent that torch computes by a kernel of
+    its own (x * x for 2 ...: functional.pow_kernel_exponent), whose row takes the exponent as part of the program:
+    the same few values recur (x ** 2), and the program is exact and compiles like a product, not like std::pow."""
+    key = _POW_ARGS(args, kwargs)
+    if key == (True, False):
+        x = _arg(args, kwargs, 0, "input")
+        if x.dtype._cat == 2 and F.pow_kernel_exponent(x.dtype.np, _arg(args, kwargs, 1, "exponent")):
+            return "kernel"
+    return key
 
 
 def _is_bool(v):
@@ -177,8 +190,10 @@ OPS = [
                inplace_dunders=("__imod__",), check=_check_int_div),
     _overloads("fmod", F.fmod, _BINARY, {(True, True): "FmodBackward1", (True, False): "FmodBackward0"},
                arrays=("input", "other"), promote="all", inplace=True, check=_check_int_div),
-    _overloads("pow", F.pow, _tensors((0, "input"), (1, "exponent")),  # a number exponent: torch's scalar kernel
-               {**_POW, (True, False): dict(grad_name="PowBackward0", fn=F.pow_number)}, arrays=("input", "exponent"),
+    _overloads("pow", F.pow, _pow_route,  # a number exponent: torch's scalar kernel
+               {**_POW, (True, False): dict(grad_name="PowBackward0", fn=F.pow_number),
+                "kernel": dict(grad_name="PowBackward0", fn=F.pow_number, arrays=("input",))},
+               arrays=("input", "exponent"),
                promote="all", inplace=True, check=_check_pow, dunders=("__pow__",), rdunders=("__rpow__",),
                inplace_dunders=("__ipow__",)),
     _overloads("float_power", F.float_power, _tensors((0, "input"), (1, "exponent")), _POW,
