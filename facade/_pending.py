@@ -5,8 +5,9 @@ shape and dtype from the program's abstract evaluation (cached per argument aval
 read of a value (a plain result such as `logits[:, -1, :]`, `.numpy()`, a value check, any op without a bucketed
 rule) runs every pending op it depends on as one jitted program that calls the ops' own programs in order: XLA
 inlines them, so the values are those of the ops run one by one, and a loop that repeats its forward finds the
-program of the same graph in a cache. A graph's structure (programs, and which argument is which earlier result
-or input array) is the cache key; its input arrays are the program's arguments.
+program of the same graph in a cache (compiled with XLA's fusion emitters: facade/_xla.Program). A graph's
+structure (programs, and which argument is which earlier result or input array) is the cache key; its input arrays
+are the program's arguments.
 
 Results other than the one read are kept where something outside the graph still holds them (a tensor the script
 keeps, another pending op), found by reference counts; those not kept are recomputed if read later, so a miscount
@@ -23,6 +24,7 @@ import sys
 
 import jax
 
+from . import _xla
 from ._device import spec
 
 ON = os.environ.get("FACADE_DEFER", "1") != "0"
@@ -114,7 +116,7 @@ def program(structure, outs):
                 vals.append(f(*[vals[-1 - r] if r < 0 else inputs[r] for r in refs]))
             return tuple(vals[k] for k in outs)
 
-        fn = _PROGRAMS[(structure, outs)] = jax.jit(graph)
+        fn = _PROGRAMS[(structure, outs)] = _xla.Program(graph)
     return fn
 
 
@@ -123,7 +125,7 @@ def compile_ahead(structure, outs, specs):
     thread), for `force` to call."""
     if len(_AHEAD) > 256:
         _AHEAD.clear()
-    exe = program(structure, outs).lower(*specs).compile(compiler_options=_ONE_THREAD)
+    exe = program(structure, outs).plain.lower(*specs).compile({**_xla.xla_defaults(), **_ONE_THREAD})
     _AHEAD[(structure, outs, tuple((s.shape, s.dtype, s.weak_type) for s in specs))] = exe
 
 

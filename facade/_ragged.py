@@ -713,7 +713,7 @@ def arange(t, n):
 # ---------------------------------------------------------------------------- the next bucket, compiled ahead
 # A generation loop that has grown a few tokens (1/16 of its bucket; at once in a later bucket) will likely reach the
 # next bucket, where every program of its forward compiles again (its graph of deferred ops, facade/_pending.py,
-# about 0.8 s of one core for the benchmarks' small GPT; the ops run at once, such as the context's growth). So the
+# about 0.4 s of one core for the benchmarks' small GPT; the ops run at once, such as the context's growth). So the
 # programs called at that bucket so far are compiled for the next one in a background thread (XLA compiles without
 # the GIL), from their recorded shapes: the same rules run on the shapes of lengths one bucket longer, a graph's op by
 # op. Per-op programs land in jit's cache; a graph's executable is compiled with one codegen thread (the other core

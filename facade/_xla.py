@@ -37,7 +37,10 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["FLAGS", "flags", "inherited", "configure", "xla_defaults"]
+import jax
+from jax._src.core import trace_state_clean
+
+__all__ = ["FLAGS", "flags", "inherited", "configure", "xla_defaults", "Program"]
 
 FLAGS = {"xla_cpu_use_fusion_emitters": "false"}
 MEASURED_ON = (0, 10)  # jaxlib (major, minor) whose XLA has these flags
@@ -80,3 +83,23 @@ def xla_defaults() -> dict:
     """`compiler_options` that give a top-level jit XLA's own values of the flags `configure` added (what a
     plain JAX process compiles with)."""
     return {"xla_cpu_use_fusion_emitters": True} if "xla_cpu_use_fusion_emitters" in _ADDED else {}
+
+
+class Program:
+    """A jitted program that, called outside any trace, compiles with XLA's own values of the flags
+    (`xla_defaults()`); nested in a trace (where compiler_options are refused) it is the plain jit, compiled
+    with the outer one. For a deferred generation step's graph (facade/_pending.py): the fusion emitters
+    compile the sampling GPT's (139 kernels) in 0.29 s instead of 0.40 s in the loop's thread, and in 0.36 s
+    instead of 0.88 s ahead in the background (so the loop no longer waits for the next bucket's), with the
+    same bits and run time (its outputs `array_equal`, 670 us either way). Not for a fused backward: the MNIST
+    CNN's compiles in 0.39 s instead of 0.20 s, the char LSTM's in 0.43 s instead of 0.31 s."""
+
+    __slots__ = ("plain", "top")
+
+    def __init__(self, fn):
+        self.plain = jax.jit(fn)
+        options = xla_defaults()
+        self.top = jax.jit(fn, compiler_options=options) if options else self.plain
+
+    def __call__(self, *args):
+        return (self.top if trace_state_clean() else self.plain)(*args)

@@ -86,6 +86,26 @@ def test_xla_defaults_undo_only_what_facade_added(monkeypatch):
     assert _xla.xla_defaults() == {}
 
 
+
+def test_a_program_compiles_with_xla_defaults_at_top_level_and_nests_in_a_trace(monkeypatch):
+    """_xla.Program (a deferred graph): called outside any trace, its jit that asks for XLA's own flag values
+    compiles and runs; inside a trace, the plain jit (a nested jit may not take compiler_options); same bits."""
+    import jax
+    import jax.numpy as jnp
+
+    monkeypatch.setattr(_xla, "_ADDED", {"xla_cpu_use_fusion_emitters": "false"})
+    prog = _xla.Program(lambda a, b: jax.nn.softmax(jnp.tanh(a) @ b, -1).sum(0))
+    a = jnp.asarray(np.random.default_rng(0).standard_normal((33, 17)), jnp.float32)
+    b = jnp.asarray(np.random.default_rng(1).standard_normal((17, 9)), jnp.float32)
+    top = prog(a, b)
+    assert prog.top is not prog.plain and prog.top._cache_size() == 1 and prog.plain._cache_size() == 0
+    nested = jax.jit(lambda a, b: prog(a, b))(a, b)  # the top jit here would raise ValueError
+    assert np.array_equal(top, nested)
+    monkeypatch.setattr(_xla, "_ADDED", {})  # FACADE_FAST_COMPILE=0: nothing to ask back
+    plain = _xla.Program(jnp.sin)
+    assert plain.top is plain.plain
+
+
 def test_a_compiled_step_with_xla_defaults_trains_as_eagerly(monkeypatch):
     """A whole step compiled with XLA's own flags (the fusion emitters, which facade's XLA_FLAGS turn off for
     eager programs) trains as the eager loop does."""
