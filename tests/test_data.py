@@ -336,6 +336,33 @@ def test_dataloader_with_samplers_equals_torchs():
     both(lambda t, d: list(d.DataLoader(d.StackDataset(a=Squares(3, t), b=range(3)), batch_size=2)))
 
 
+
+def test_tensor_dataset_batches_are_its_rows_gathered_as_torch_stacks_them(monkeypatch):
+    """A TensorDataset (or Subsets of one) is batched by one index op per tensor, not by a program per sample and a
+    stack of them: torch's batches (values, dtypes, shapes, a list), the last one short; a subclass's own
+    __getitem__ is still what builds its samples."""
+    def run(t, d):
+        ds = d.TensorDataset(t.arange(60, dtype=t.float32).view(20, 3), t.arange(20) % 3, t.arange(20.0).double())
+        sub = d.Subset(d.Subset(ds, list(range(19, -1, -1))), [0, 5, 7, 2, 11, 3, 9])
+        loaders = (d.DataLoader(ds, batch_size=4, sampler=[7, 3, 19, 0, 12, 5, 5, 18, 1]),
+                   d.DataLoader(sub, batch_size=3))
+        return [[[type(batch).__name__] + [(b.tolist(), str(b.dtype), tuple(b.shape)) for b in batch]
+                 for batch in loader] for loader in loaders]
+
+    calls = []
+    monkeypatch.setattr(F.TensorDataset, "__getitem__",
+                        lambda self, i: calls.append(i) or tuple(t[i] for t in self.tensors))
+    both(run)
+    assert calls == []  # no sample was made one by one
+
+    class Doubled(F.TensorDataset):
+        def __getitem__(self, i):
+            return tuple(2 * t[i] for t in self.tensors)
+
+    (batch,) = F.DataLoader(Doubled(facade.arange(3.0)), batch_size=3)
+    assert batch[0].tolist() == [0.0, 2.0, 4.0]
+
+
 def test_dataloader_shuffle():
     def run(t, d, seed):
         return [b.tolist() for b in d.DataLoader(Squares(9, t), batch_size=4, shuffle=True,

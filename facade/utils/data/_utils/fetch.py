@@ -1,5 +1,9 @@
 """Fetchers: one batch (or sample) from a map-style or iterable dataset, collated."""
 
+from .... import Tensor, _host, int64, tensor
+from ..dataset import Subset, TensorDataset
+from .collate import default_collate
+
 
 class _BaseDatasetFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
@@ -36,9 +40,38 @@ class _IterableDatasetFetcher(_BaseDatasetFetcher):
         return self.collate_fn(data)
 
 
+def _rows(dataset, indices):
+    """(tensors, indices into them) where the samples at `indices` are rows of plain tensors that need no grad: an
+    unmodified TensorDataset, or unmodified Subsets of one (random_split); else None."""
+    while type(dataset) is Subset and type(dataset.indices) in (list, tuple, range):
+        indices = [dataset.indices[i] for i in indices]
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset or not all(type(t) is Tensor and not t.requires_grad
+                                                     for t in dataset.tensors):
+        return None
+    return dataset.tensors, indices
+
+
+def _gathered(dataset, indices):
+    """default_collate of a batch of rows (a list, one batch tensor per field): each tensor's rows gathered by one
+    index op, the very values and dtype of stacking the rows (torch's per-sample `t[i]` and `stack`), where those
+    are one program call per sample and a stack program of batch-size arguments here (a 6000-row TensorDataset in
+    batches of 128: 0.3 s per epoch against torch's 0.02 s). None where it does not apply."""
+    rows = _rows(dataset, indices)
+    if rows is None or _host.ACTIVE:  # workers index numpy arrays: cheap per sample
+        return None
+    tensors, indices = rows
+    index = tensor(indices, dtype=int64)
+    return [t[index] for t in tensors]
+
+
 class _MapDatasetFetcher(_BaseDatasetFetcher):
     def fetch(self, possibly_batched_index):
         if self.auto_collation:
+            if self.collate_fn is default_collate:
+                batch = _gathered(self.dataset, possibly_batched_index)
+                if batch is not None:
+                    return batch
             if hasattr(self.dataset, "__getitems__") and self.dataset.__getitems__:
                 data = self.dataset.__getitems__(possibly_batched_index)
             else:
