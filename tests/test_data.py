@@ -167,6 +167,30 @@ def test_default_collate_follows_torchs_rules():
         assert got == expected, f"case {k}"
 
 
+
+def test_collate_of_samples_in_host_memory_stacks_them_without_a_program():
+    """Samples that are CPU device arrays (a Dataset's `x[i]`) are stacked with numpy and copied once: torch's batch
+    (values, dtype, shape), and no stack program of batch-size arguments to compile; samples that need grad still
+    stack with autograd, as torch's do."""
+    from facade.compiler import metrics, reset_metrics
+
+    for dtype in ("float32", "int64", "bfloat16", "bool"):
+        def samples(t, dtype=dtype):
+            x = (t.arange(7 * 5 * 3).view(7, 5, 3) % 4).to(getattr(t, dtype))
+            return [x[i] for i in (6, 0, 3, 3, 1)]
+
+        want = T.default_collate(samples(torch))
+        rows = samples(facade)
+        assert all(r._np is None for r in rows)  # device arrays, not numpy-backed samples
+        reset_metrics()
+        got = F.default_collate(rows)
+        assert metrics().compiles == 0, metrics()
+        assert str(got.dtype) == str(want.dtype) and got.float().tolist() == want.float().tolist()
+    leaves = [facade.ones(3, requires_grad=True), facade.zeros(3, requires_grad=True)]
+    assert F.default_collate(leaves).grad_fn.name() == T.default_collate(
+        [torch.ones(3, requires_grad=True), torch.zeros(3, requires_grad=True)]).grad_fn.name() == "StackBackward0"
+
+
 def test_default_convert_follows_torchs_rules():
     cases = [
         lambda t: np.arange(4),
