@@ -115,10 +115,10 @@ _HOST_STACK_MAX = 1 << 21  # elements of a batch stacked on the host; a larger o
 
 
 def _host_arrays(batch):
-    """The samples' arrays where they are concrete, alike (type, shape, dtype, device), need no grad and live in
-    host memory (a CPU device: a Dataset's `x[i]` there), and the batch is small: stacking them with numpy
-    and one copy to the device gives stack's values without a program of batch-size arguments per batch size
-    (70-120 ms to compile) and its dispatch; else None."""
+    """The samples' arrays where they are concrete, alike (type, shape, dtype, device, committed), need no grad
+    and live in host memory (a CPU device: a Dataset's `x[i]` there), and the batch is small: stacking them with
+    numpy and one copy to the device gives stack's values without a program of batch-size arguments per batch
+    size (70-120 ms to compile) and its dispatch; else None."""
     first = batch[0]
     if first.numel() * len(batch) > _HOST_STACK_MAX or not _deferred.host_memory(first._device):
         return None
@@ -130,18 +130,16 @@ def _host_arrays(batch):
         if type(a) is not ArrayImpl or type(a.sharding) is not SingleDeviceSharding or a.shape != first.shape:
             return None
         arrays.append(a)
-    return arrays if len({a.dtype for a in arrays}) == 1 else None
+    return arrays if len({(a.dtype, a.committed) for a in arrays}) == 1 else None
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     if all(t._np is not None for t in batch):  # from_numpy samples: stacked on the host, one transfer
         return from_numpy(np.stack([t._np for t in batch]))
     arrays = _host_arrays(batch)
-    if arrays is not None:
-        committed = {a.committed for a in arrays}
-        jd = next(iter(arrays[0].devices())) if committed == {True} else None
-        if len(committed) == 1:
-            return Tensor._from_array(put(np.stack([np.asarray(a) for a in arrays]), jd), batch[0]._device)
+    if arrays is not None:  # stacked on the host, one copy to the device (committed to it as the samples are)
+        jd = next(iter(arrays[0].devices())) if arrays[0].committed else None
+        return Tensor._from_array(put(np.stack([np.asarray(a) for a in arrays]), jd), batch[0]._device)
     return stack(batch, 0)
 
 
