@@ -2,7 +2,7 @@
 
     python benchmarks/bench_scripts.py [--quick] [--only NAME[,NAME...]] [--keep DIR] [--cold-only] [--unbucketed]
 
-Five plain-PyTorch scripts (their source is below, written to a temporary directory, or to `--keep DIR`
+Six plain-PyTorch scripts (their source is below, written to a temporary directory, or to `--keep DIR`
 to run or profile them by hand):
 
     mnist_cnn    an MNIST-like CNN (random 28x28 images, 10 classes), Adam, 3 epochs of batches of 32
@@ -10,6 +10,7 @@ to run or profile them by hand):
     gpt_sample   a char-level GPT trained a few steps, then sampling 200 tokens with a growing context
     vae          pytorch/examples' VAE (BCE + KL, reparameterized), Adam, 3 epochs of batches of 128
     siamese      a siamese CNN on random pairs from a Dataset, contrastive loss, Adadelta + StepLR, 2 epochs
+    char_rnn     the PyTorch tutorial's name classifier: a manual RNN cell, one name (3-10 letters) at a time
 
 Each runs as a subprocess (`python script.py`, then `python -m facade script.py` twice with one fresh
 persistent compile cache directory: cold, then warm). Columns: whole-run wall seconds (interpreter and
@@ -293,6 +294,51 @@ for epoch in range(epochs):
 result = loss.item()
 """ + _TAIL
 
+CHAR_RNN = _HEAD + """\
+import random, string
+iters = int(sys.argv[1])
+random.seed(0)
+letters = string.ascii_letters + " .,;'"
+langs = ["English", "French", "German", "Italian", "Spanish"]
+names = {lang: ["".join(random.choice(string.ascii_lowercase) for _ in range(random.randint(3, 10))).title()
+                for _ in range(60)] for lang in langs}
+
+def lineToTensor(line):  # the PyTorch tutorial "Classifying Names with a Character-Level RNN", one name at a time
+    t = torch.zeros(len(line), 1, len(letters))
+    for li, letter in enumerate(line):
+        t[li][0][letters.find(letter)] = 1
+    return t
+
+class RNN(nn.Module):
+    def __init__(self, input_size, hidden_size, output_size):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.i2h, self.h2h = nn.Linear(input_size, hidden_size), nn.Linear(hidden_size, hidden_size)
+        self.h2o, self.softmax = nn.Linear(hidden_size, output_size), nn.LogSoftmax(dim=1)
+
+    def forward(self, input, hidden):
+        hidden = torch.tanh(self.i2h(input) + self.h2h(hidden))
+        return self.softmax(self.h2o(hidden)), hidden
+
+rnn, criterion, lr = RNN(len(letters), 128, len(langs)), nn.NLLLoss(), 0.005
+total = 0.0
+for it in range(1, iters + 1):
+    lang = random.choice(langs)
+    line_tensor = lineToTensor(random.choice(names[lang]))
+    hidden = torch.zeros(1, rnn.hidden_size)
+    rnn.zero_grad()
+    for i in range(line_tensor.size()[0]):  # a manual RNN cell: a new graph length per name length
+        output, hidden = rnn(line_tensor[i], hidden)
+    loss = criterion(output, torch.tensor([langs.index(lang)], dtype=torch.long))
+    loss.backward()
+    for p in rnn.parameters():
+        p.data.add_(p.grad.data, alpha=-lr)
+    total += loss.item()
+    if it % 500 == 0:
+        print(f"{it}: loss {total / 500:.4f}")
+        result, total = total / 500, 0.0
+""" + _TAIL
+
 README = str(ROOT / "README.md")
 # name: (source, full-size arguments, quick arguments)
 SCRIPTS = {
@@ -301,6 +347,7 @@ SCRIPTS = {
     "gpt_sample": (GPT_SAMPLE, ["50", "200", README], ["2", "5", README]),
     "vae": (VAE, ["3", "6000"], ["1", "256"]),
     "siamese": (SIAMESE, ["2", "2000"], ["1", "128"]),
+    "char_rnn": (CHAR_RNN, ["1000"], ["500"]),
 }
 
 # ---- the harness ----------------------------------------------------------------------------------------------------
