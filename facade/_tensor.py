@@ -221,7 +221,7 @@ class Tensor:
         b = self._base
         if record and not self._detached and STATE.enabled and (b.requires_grad or res.requires_grad):
             idx = self._flat_index()
-            idx = Tensor._from_numpy(idx) if type(idx) is np.ndarray else Tensor._from_array(idx, b._device)
+            idx = Tensor._from_array(put(idx) if type(idx) is np.ndarray else idx, b._device)
             b._write(_dispatch.call(_put_flat_op(), (b, idx, res), None), True)
             self._bsv = -1  # re-derive data and grad_fn from the base on next use
         else:

@@ -494,7 +494,7 @@ def _write_through(view, norm, value):
     view's own (numpy, from its strides) indexed by `norm`, set in the root by one put_flat program, instead of a
     setitem program on the view's values and a put_flat of them. False where this does not apply."""
     root = view._base
-    if (root.requires_grad or root._np is not None or root._rg is not None or view._rg is not None
+    if (root.requires_grad or view.requires_grad or root._np is not None or root._rg is not None or view._rg is not None
             or view.dtype is not root.dtype or _dispatch.TRACING or _host.ACTIVE or _fwd.STATE.level is not None
             or view._geometry() is None):
         return False
