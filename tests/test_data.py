@@ -366,7 +366,8 @@ def test_tensor_dataset_batches_are_its_rows_gathered_as_torch_stacks_them(monke
     stack of them: torch's batches (values, dtypes, shapes, a list), the last one short; a subclass's own
     __getitem__ is still what builds its samples."""
     def run(t, d):
-        ds = d.TensorDataset(t.arange(60, dtype=t.float32).view(20, 3), t.arange(20) % 3, t.arange(20.0).double())
+        ds = d.TensorDataset(t.arange(60, dtype=t.float32).view(20, 3), t.arange(20) % 3, t.arange(20.0).double(),
+                             t.from_numpy(np.arange(40, dtype=np.int16).reshape(20, 2)))  # numpy-backed rows too
         sub = d.Subset(d.Subset(ds, list(range(19, -1, -1))), [0, 5, 7, 2, 11, 3, 9])
         loaders = (d.DataLoader(ds, batch_size=4, sampler=[7, 3, 19, 0, 12, 5, 5, 18, 1]),
                    d.DataLoader(sub, batch_size=3))
@@ -378,6 +379,12 @@ def test_tensor_dataset_batches_are_its_rows_gathered_as_torch_stacks_them(monke
                         lambda self, i: calls.append(i) or tuple(t[i] for t in self.tensors))
     both(run)
     assert calls == []  # no sample was made one by one
+
+    from facade.compiler import metrics, reset_metrics
+
+    reset_metrics()
+    (batch,) = F.DataLoader(F.TensorDataset(facade.from_numpy(np.ones((5, 3), np.float32))), batch_size=5)
+    assert batch[0]._np is not None and metrics().compiles == 0  # numpy rows are taken with numpy
 
     class Doubled(F.TensorDataset):
         def __getitem__(self, i):

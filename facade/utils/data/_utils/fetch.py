@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .... import Tensor, _host, int64, tensor
+from .... import Tensor, _host, from_numpy, tensor
 from ..dataset import Subset, TensorDataset
 from .collate import default_collate
 
@@ -63,8 +63,9 @@ def _gathered(dataset, indices):
     if rows is None or not all(type(i) is int or isinstance(i, np.integer) for i in rows[1]):
         return None
     tensors, indices = rows
-    index = tensor(indices, dtype=int64)
-    return [t[index] for t in tensors]
+    index = np.asarray(indices, dtype=np.int64)
+    # numpy-backed rows (from_numpy data) are taken with numpy, as their samples' numpy rows would be stacked
+    return [from_numpy(t._np[index]) if t._np is not None and t._base is None else t[tensor(index)] for t in tensors]
 
 
 class _MapDatasetFetcher(_BaseDatasetFetcher):
