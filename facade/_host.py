@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from functional.pointwise import pow_kernel_exponent
 from functional.reductions import _axes as _dims_of  # the functional's own reading of dim= arguments
 from functional.shape import _dim
 
@@ -101,7 +102,13 @@ def _pow(input, exponent):
 
 
 def _pow_number(input, exponent):
-    """torch.pow(Tensor, Number), as functional.pow_number: torch's scalar kernel takes sqrt / rsqrt for +-0.5."""
+    """torch.pow(Tensor, Number), as functional.pow_number: torch's scalar kernel takes sqrt / rsqrt for +-0.5, and
+    a Python number exponent of its own kernels (functional.pow_kernel_exponent) takes products and quotients."""
+    if type(exponent) in (int, float) and input.dtype.kind == "f" and pow_kernel_exponent(input.dtype, exponent) \
+            and exponent not in (0.5, -0.5):
+        with np.errstate(all="ignore"):
+            x, one = input, input.dtype.type(1)
+            return {2: lambda: x * x, 3: lambda: x * x * x, -2: lambda: one / (x * x), -1: lambda: one / x}[exponent]()
     if np.issubdtype(input.dtype, np.floating) and np.ndim(exponent) == 0 and float(exponent) in (0.5, -0.5):
         with np.errstate(all="ignore"):
             root = np.sqrt(input)

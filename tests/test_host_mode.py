@@ -109,6 +109,18 @@ def test_special_values_through_elementwise_rules(dtype):
                                           t.tensor(x).masked_fill(t.tensor(y) > 1, -0.0)))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_pow_by_a_number_in_host_mode_is_torchs_kernel(dtype):
+    """x ** 2, 3, -2, -1 (float16: 2, -1) in host mode: torch's products and quotients, bit for bit, as the main
+    path computes them (tests/test_special_values.py); other exponents to rounding. (3e38 is left out: its
+    reciprocal is a denormal, which XLA's CPU programs flush to zero and torch keeps.)"""
+    a = np.array([*_SPECIAL[:-1], *np.linspace(-7, 7, 57)], dtype)
+    exact = (2, -1) if dtype == "float16" else (2, 3, -2, -1, 2.0, 3.0)
+    _three_ways(lambda t: tuple(t.tensor(a) ** e for e in exact), rtol=0, atol=0)
+    if dtype != "float16":  # (torch's float16 takes std::pow for +-0.5 too: (-inf) ** 0.5 is inf there)
+        _three_ways(lambda t: tuple(t.tensor(a) ** e for e in (0.5, -0.5, 1.5, 4)), main=False, rtol=2e-3)
+
+
 def test_integer_rules():
     """Integer division rounding, negative integer powers, remainder signs, wraparound casts."""
     a = np.array([7, -7, 3, -3, 1, -1, 0, 2], np.int64)
