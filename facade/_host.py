@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from functional.pointwise import pow_kernel_exponent
+from functional.pointwise import _pow_kernel, pow_kernel_exponent
 from functional.reductions import _axes as _dims_of  # the functional's own reading of dim= arguments
 from functional.shape import _dim
 
@@ -105,10 +105,9 @@ def _pow_number(input, exponent):
     """torch.pow(Tensor, Number), as functional.pow_number: torch's scalar kernel takes sqrt / rsqrt for +-0.5, and
     a Python number exponent of its own kernels (functional.pow_kernel_exponent) takes products and quotients."""
     if type(exponent) in (int, float) and input.dtype.kind == "f" and pow_kernel_exponent(input.dtype, exponent) \
-            and exponent not in (0.5, -0.5):
+            and exponent not in (0.5, -0.5):  # the products and quotients, on numpy arrays
         with np.errstate(all="ignore"):
-            x, one = input, input.dtype.type(1)
-            return {2: lambda: x * x, 3: lambda: x * x * x, -2: lambda: one / (x * x), -1: lambda: one / x}[exponent]()
+            return _pow_kernel(input, exponent)
     if np.issubdtype(input.dtype, np.floating) and np.ndim(exponent) == 0 and float(exponent) in (0.5, -0.5):
         with np.errstate(all="ignore"):
             root = np.sqrt(input)

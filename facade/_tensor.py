@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from functional._names import cpp_name
+from functional.shape import strided_positions
 
 from . import _deferred, _dispatch, _host, _ragged
 from . import _dtype as D
@@ -238,7 +239,7 @@ class Tensor:
             b = self._base
             g = self._geometry() if self.dtype is b.dtype else None
             if g is not None:
-                self._idx = _strided_positions(*g)
+                self._idx = strided_positions(*g)
                 return self._idx
             xp = np if _host.ACTIVE else jnp
             t = Tensor._from_array(xp.arange(max(b.numel(), 1), dtype=np.int64)[: b.numel()].reshape(b.shape))
@@ -976,20 +977,9 @@ def _device_put(input, device):
     return jax.device_put(input, device)
 
 
-def _strided_positions(shape, strides, offset):
-    """The flat storage positions of a view of `shape` with `strides` (elements) at `offset`, as an int64 array."""
-    idx = np.full((), offset, np.int64)
-    for k, (n, st) in enumerate(zip(shape, strides)):
-        idx = idx + (np.arange(n, dtype=np.int64) * st).reshape((-1,) + (1,) * (len(shape) - k - 1))
-    return np.ascontiguousarray(np.broadcast_to(idx, shape))
-
-
 @functools.lru_cache(maxsize=1)
 def _put_flat_program():
-    import functional
-
-    def put_flat(base, index, src):
-        return functional.put_flat(base, index, src.astype(base.dtype))
+    from functional import put_flat  # (it casts src to base's dtype)
 
     return jax.jit(put_flat)
 

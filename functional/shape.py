@@ -528,14 +528,20 @@ def unfold(input, dimension, size, step):
     return out.reshape(size) if scalar else out
 
 
-def as_strided(input, size, stride, storage_offset=None):
-    """The elements of input's row-major storage at offset + sum(i_k * stride_k), in shape `size`."""
-    off = int(storage_offset or 0)
-    idx = np.full(tuple(size), off, dtype=np.int64)
+def strided_positions(size, stride, storage_offset=0):
+    """The flat positions offset + sum(i_k * stride_k) of a strided view of shape `size` (an int64 numpy array)."""
+    idx = np.full(tuple(size), int(storage_offset), dtype=np.int64)
     for k, (n, s) in enumerate(zip(size, stride)):
         shape = [1] * len(size)
         shape[k] = n
-        idx = idx + (np.arange(n) * s).reshape(shape)
+        idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return idx
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """The elements of input's row-major storage at offset + sum(i_k * stride_k), in shape `size`."""
+    off = int(storage_offset or 0)
+    idx = strided_positions(size, stride, off)
     if idx.size and idx.max() >= input.size:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
                            f"itemsize {input.dtype.itemsize} requiring a storage size of "

@@ -24,7 +24,7 @@ from .. import _deferred, _dispatch, _host, _ragged
 from .. import _dtype as D
 from .._device import put
 from .._dispatch import Op, call, call_inplace
-from .._tensor import _TYPE_NAMES, Tensor, _contiguous_strides, _put_flat
+from .._tensor import _TYPE_NAMES, Tensor, _contiguous_strides
 from ..autograd import forward_ad as _fwd
 from ..autograd.grad_mode import STATE
 from .shape import _rule, _w
@@ -479,32 +479,11 @@ def __setitem__(self, index, value):
     basic = _is_basic(norm)
     if basic and self.requires_grad and self.is_leaf and STATE.enabled:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if basic and self._base is not None and type(value) in (int, float, bool) and _write_through(self, norm, value):
-        return
     window = _window(self, norm) if basic else None
     if window is not None:
         call_inplace(_SET_WINDOW, self, (*window, value), None)
         return
     call_inplace(_SET_BASIC if basic else _SET_ADVANCED, self, (norm, value), None)
-
-
-def _write_through(view, norm, value):
-    """view[norm] = a Python number, for a view (ints and slices in range) of a device tensor with known strides
-    and no autograd (`t[i][0][k] = 1`, a one-hot row built letter by letter): the positions it writes are the
-    view's own (numpy, from its strides) indexed by `norm`, set in the root by one put_flat program, instead of a
-    setitem program on the view's values and a put_flat of them. False where this does not apply."""
-    root = view._base
-    if (root.requires_grad or view.requires_grad or root._np is not None or root._rg is not None or view._rg is not None
-            or view.dtype is not root.dtype or _dispatch.TRACING or _host.ACTIVE or _fwd.STATE.level is not None
-            or view._geometry() is None):
-        return False
-    for it, n in zip(norm, view.shape):
-        if type(it) is not slice and (type(it) is not int or not -n <= it < n):  # torch's IndexError: the op's
-            return False
-    positions = view._flat_index()[norm]
-    root._write(Tensor._from_array(_put_flat(root._arr(), positions, value), root._device), record=True)
-    view._bsv = -1  # its values are re-derived from the root when next read
-    return True
 
 
 # ---------------------------------------------------------------------------- index_put (masks allowed)
